@@ -22,8 +22,11 @@ supplied decks, otherwise draws ``rng.permutation(52)`` (the deck, top card firs
 runs short). A deal gives 6 cards to each player in seat order starting left of the
 dealer, taken from the top of the deck; the rest is the stock.
 
-``Game.events`` lists what the last action caused, e.g. ``("score", seat, delta, reason)``;
-reasons are ``trick``, ``look``, ``bid_over_score``, ``forget``, ``contract``,
+``Game.events`` lists what the last action caused: ``("score", seat, delta, reason)``,
+``("trick", winner, cards)``, ``("round_end", rounds_played, declarer, bid_level, tricks,
+joiner, in_round)`` (declarer -1 when all passed; per-seat tuples as of the scoring),
+``("eliminated", seat)``, ``("duel", seats)``, ``("winner", seat)``, ``("truncated",)``.
+Score reasons are ``trick``, ``look``, ``bid_over_score``, ``forget``, ``contract``,
 ``joiner_fail``, ``zero_trick`` and ``redbeard_zero``.
 """
 
@@ -463,6 +466,12 @@ def _score_round(g: Game) -> None:
     r = g.rules
     d = g.declarer
     redbeard_failed = False
+    g.rounds_played += 1
+    # The round's record, for tournaments and research metrics (the next deal resets it).
+    g.events.append(
+        ("round_end", g.rounds_played, d, g.calls[d] if d >= 0 else -1,
+         tuple(g.tricks), tuple(g.joiner), tuple(g.in_round))
+    )
     if d >= 0:
         level = g.calls[d]
         if level == REDBEARD_LEVEL and g.tricks[d] == TRICKS_PER_ROUND:
@@ -482,8 +491,6 @@ def _score_round(g: Game) -> None:
                 if g.joiner[s]:
                     _add_score(g, s, r.joiner_fail_penalty, "joiner_fail", during_play=False)
                 _add_score(g, s, r.zero_trick_penalty, "zero_trick", during_play=False)
-    g.rounds_played += 1
-    g.events.append(("round_end", g.rounds_played))
     if redbeard_failed:
         _eliminate(g, d)
     on_zero = [s for s in range(g.num_players) if g.active[s] and g.scores[s] == 0]
