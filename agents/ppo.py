@@ -1,0 +1,174 @@
+"""The PPO policy: one network for every phase and for 3–7 players.
+
+observation [542] -> torso (MLP) -> masked policy logits [69] + value [1]
+
+Illegal actions get the dtype's most negative logit before the softmax, so sampling can
+never pick one (a row with no legal action is an error, not a silent fallback).
+
+A checkpoint is a self-describing dict saved with ``torch.save``::
+
+    {"format": "redbeard-ppo", "version": 1, "obs_size": 542, "num_actions": 69,
+     "hidden": [256, 256], "rules": {...Rules fields...}, "num_players": 4 or None,
+     "config": {...training config...}, "state_dict": {...}, "meta": {...}}
+
+``PPOAgent`` wraps a checkpoint behind the bot interface (``act`` / ``act_batch``) and is
+what the registry builds for ``ppo:<path or shipped name>``; shipped checkpoints live in
+``agents/pretrained/<name>.pt``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from redbeard_env.cards import NUM_ACTIONS
+from redbeard_env.observation import OBS_SIZE
+
+FORMAT = "redbeard-ppo"
+VERSION = 1
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+
+
+def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
+    layer = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class PolicyNet(nn.Module):
+    """Shared torso with a policy head and a value head (CleanRL-style initialisation)."""
+
+    def __init__(self, obs_size: int = OBS_SIZE, hidden: tuple[int, ...] = (256, 256), num_actions: int = NUM_ACTIONS):
+        super().__init__()
+        self.obs_size, self.hidden, self.num_actions = obs_size, tuple(hidden), num_actions
+        layers: list[nn.Module] = []
+        n_in = obs_size
+        for width in hidden:
+            layers += [_layer(n_in, width, np.sqrt(2)), nn.Tanh()]
+            n_in = width
+        self.torso = nn.Sequential(*layers)
+        self.policy = _layer(n_in, num_actions, 0.01)
+        self.value = _layer(n_in, 1, 1.0)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits [B, A] and values [B]."""
+        h = self.torso(obs)
+        logits = self.policy(h)
+        logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
+        return logits, self.value(h).squeeze(-1)
+
+    def act(self, obs: torch.Tensor, mask: torch.Tensor, greedy: bool = False, generator=None):
+        """Sample (or argmax) legal actions; returns actions, log-probs, values."""
+        if not bool(mask.any(-1).all()):
+            raise ValueError("a row of the action mask has no legal action")
+        logits, value = self(obs, mask)
+        logp_all = torch.log_softmax(logits, -1)
+        if greedy:
+            action = logits.argmax(-1)
+        else:
+            action = torch.multinomial(logp_all.exp(), 1, generator=generator).squeeze(-1)
+        return action, logp_all.gather(-1, action[:, None]).squeeze(-1), value
+
+
+def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    logp = torch.log_softmax(logits, -1)
+    return -(logp.exp() * logp).masked_fill(~mask, 0.0).sum(-1)
+
+
+# ------------------------------------------------------------------ checkpoints
+def save_checkpoint(path: "str | Path", net: PolicyNet, *, rules=None, num_players=None,
+                    config: dict | None = None, meta: dict | None = None) -> None:
+    payload = {
+        "format": FORMAT,
+        "version": VERSION,
+        "obs_size": net.obs_size,
+        "num_actions": net.num_actions,
+        "hidden": list(net.hidden),
+        "rules": dataclasses.asdict(rules) if rules is not None else None,
+        "num_players": num_players,
+        "config": config or {},
+        "meta": meta or {},
+        "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save(payload, tmp)
+    tmp.replace(path)  # never leave a half-written checkpoint behind
+
+
+def resolve_checkpoint(name_or_path: str) -> Path:
+    """A path, or the name of a shipped checkpoint (``classic_4p``)."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    shipped = PRETRAINED_DIR / f"{name_or_path}.pt"
+    if shipped.is_file():
+        return shipped
+    names = sorted(p.stem for p in PRETRAINED_DIR.glob("*.pt"))
+    raise ValueError(
+        f"no PPO checkpoint {name_or_path!r}: not a file, and not a shipped name "
+        f"(shipped: {', '.join(names) or 'none'})"
+    )
+
+
+def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, dict]:
+    """The network and the checkpoint's metadata; ``ValueError`` for a corrupt or
+    mismatched file."""
+    path = resolve_checkpoint(str(name_or_path))
+    try:
+        payload = torch.load(path, map_location=device, weights_only=False)
+    except Exception as exc:  # torch raises many kinds for a damaged file
+        raise ValueError(f"{path} is corrupt or not a torch checkpoint: {exc}") from exc
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a redbeard PPO checkpoint (no format tag {FORMAT!r})")
+    if payload.get("version") != VERSION:
+        raise ValueError(f"{path} has checkpoint version {payload.get('version')}, this code reads {VERSION}")
+    if payload.get("obs_size") != OBS_SIZE or payload.get("num_actions") != NUM_ACTIONS:
+        raise ValueError(
+            f"{path} was trained on observations of size {payload.get('obs_size')} / "
+            f"{payload.get('num_actions')} actions; this environment has {OBS_SIZE} / {NUM_ACTIONS}"
+        )
+    net = PolicyNet(payload["obs_size"], tuple(payload["hidden"]), payload["num_actions"])
+    try:
+        net.load_state_dict(payload["state_dict"])
+    except (RuntimeError, KeyError) as exc:
+        raise ValueError(f"{path}: weights do not match the recorded architecture: {exc}") from exc
+    net.to(device).eval()
+    return net, payload
+
+
+class PPOAgent:
+    """A trained policy behind the bot interface. ``greedy`` picks the most likely legal
+    action (default); otherwise actions are sampled with a seeded generator."""
+
+    def __init__(self, checkpoint: str, greedy: bool = True, seed: int = 0, device: str = "cpu"):
+        self.net, self.meta = load_checkpoint(checkpoint, device)
+        self.device = device
+        self.greedy = greedy
+        self.generator = torch.Generator(device=device).manual_seed(seed)
+        self.name = f"ppo:{checkpoint}"
+
+    @torch.no_grad()
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        o = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=self.device)
+        m = torch.as_tensor(np.asarray(mask), device=self.device).bool()
+        action, _, _ = self.net.act(o, m, greedy=self.greedy, generator=self.generator)
+        return action.cpu().numpy()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(observation[None], action_mask[None])[0])
+
+    def __repr__(self) -> str:
+        return f"PPOAgent({self.name!r}, greedy={self.greedy})"
+
+
+def describe(payload: dict[str, Any]) -> str:
+    meta = payload.get("meta", {})
+    return f"PPO {payload.get('hidden')} trained {meta.get('global_step', '?')} steps on {payload.get('num_players')}p"
