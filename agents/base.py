@@ -1,0 +1,65 @@
+"""The one interface every bot implements.
+
+* ``act(observation, action_mask) -> action`` for the AEC env (one decision);
+* ``act_batch(obs[B, D], mask[B, 69]) -> actions[B]`` for the batch engine.
+
+A bot implements at least one of the two; the base class derives the other. Bots see
+only what is in their observation (decode it with :mod:`agents.decode`); the rules come
+from the observation's ``rules`` block or are passed at construction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from redbeard_env.cards import NUM_ACTIONS
+
+
+class Agent:
+    """Base class. Subclasses override :meth:`act_batch` (vectorised) or :meth:`act`."""
+
+    #: the spec string the agent was made from (set by the registry)
+    spec: str = ""
+    #: True when act_batch is genuinely vectorised (tournaments then use the batch engine)
+    batched: bool = False
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the agent's randomness (called once per tournament)."""
+
+    def act(self, observation: Any, action_mask: Any = None) -> int:
+        """One action for one observation. ``observation`` may be the env's dict
+        (``{"observation", "action_mask"}``), in which case ``action_mask`` may be omitted."""
+        if isinstance(observation, dict):
+            if action_mask is None:
+                action_mask = observation["action_mask"]
+            observation = observation["observation"]
+        if action_mask is None:
+            raise ValueError("act() needs the action mask (or the env's observation dict)")
+        if type(self).act_batch is Agent.act_batch:
+            raise NotImplementedError(f"{type(self).__name__} implements neither act nor act_batch")
+        obs = np.asarray(observation, dtype=np.float32)[None]
+        mask = np.asarray(action_mask, dtype=np.int8)[None]
+        return int(self.act_batch(obs, mask)[0])
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Actions for a batch of observations ``float32 [B, D]`` and masks ``int8 [B, 69]``."""
+        if type(self).act is Agent.act:
+            raise NotImplementedError(f"{type(self).__name__} implements neither act nor act_batch")
+        obs = np.asarray(obs)
+        mask = np.asarray(mask)
+        return np.array([self.act(o, m) for o, m in zip(obs, mask)], dtype=np.int64)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec!r}>"
+
+
+def check_masks(mask: np.ndarray) -> np.ndarray:
+    mask = np.asarray(mask)
+    if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
+        raise ValueError(f"action masks must have shape [B, {NUM_ACTIONS}], got {mask.shape}")
+    if len(mask) and not (mask > 0).any(1).all():
+        bad = int(np.flatnonzero(~(mask > 0).any(1))[0])
+        raise ValueError(f"row {bad} of the action mask has no legal action (game over or not this seat's turn)")
+    return mask > 0

@@ -1,0 +1,162 @@
+"""What a player can infer about hidden cards, vectorised over a batch of decoded observations.
+
+Everything here works from an :class:`~agents.decode.ObsBatch` (one rules group) and is
+approximate on purpose: card locations are treated as independent, and opponents are
+assumed to take a trick when they can. The quantities:
+
+* ``unseen``       bool [B, 52] cards the observer has not seen (others' hands, stock, folded hands)
+* ``holding``      int  [B, 7]  cards each position still holds (0 for the observer's own slot)
+* ``q``            float [B, 7, 4] chance that one given unseen card of suit s is in position p's hand
+* ``higher``       int  [B, 52] unseen cards of the same suit that beat a card
+* ``p_win_now``    float [B, 52] chance a card wins the current trick if played now
+* ``p_win_later``  float [B, 52] chance a card of the hand wins one of the later tricks
+* :func:`poisson_binomial` distributions of trick counts from per-card chances.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from redbeard_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from redbeard_env.rules import HAND_SIZE, Rules
+
+from .decode import PHASE, ObsBatch
+
+P = 7
+SUIT_OF = np.arange(NUM_CARDS) // NUM_RANKS
+RANK_OF = np.arange(NUM_CARDS) % NUM_RANKS
+PLAY_PHASES = (PHASE["ask"], PHASE["join"], PHASE["play"], PHASE["duel"])
+
+
+def higher_unseen(unseen: np.ndarray) -> np.ndarray:
+    """int [B, 52]: unseen cards of the same suit ranked above each card."""
+    u = unseen.reshape(len(unseen), NUM_SUITS, NUM_RANKS).astype(np.int16)
+    above = np.flip(np.cumsum(np.flip(u, -1), -1), -1) - u  # strictly higher ranks
+    return above.reshape(len(unseen), NUM_CARDS)
+
+
+def hand_slots(hand: np.ndarray, size: int = HAND_SIZE) -> tuple[np.ndarray, np.ndarray]:
+    """The cards of each hand as ids ``[B, size]`` (ascending, padded) and a validity mask."""
+    order = np.argsort(~hand, axis=1, kind="stable")[:, :size]
+    valid = np.take_along_axis(hand, order, 1)
+    return order, valid
+
+
+def poisson_binomial(p: np.ndarray, max_count: int = 6) -> np.ndarray:
+    """Distribution of the number of successes of independent events: ``p [..., k]`` ->
+    ``[..., max_count + 1]`` (mass above ``max_count`` is folded into the last bin)."""
+    p = np.clip(p, 0.0, 1.0)
+    dist = np.zeros(p.shape[:-1] + (max_count + 1,))
+    dist[..., 0] = 1.0
+    for j in range(p.shape[-1]):
+        pj = p[..., j : j + 1]
+        shifted = np.concatenate([np.zeros_like(dist[..., :1]), dist[..., :-1]], -1)
+        shifted[..., -1] += dist[..., -1]
+        dist = dist * (1 - pj) + shifted * pj
+    return dist
+
+
+def poisson_binomial_leave_one_out(p: np.ndarray, max_count: int = 6) -> np.ndarray:
+    """``p [B, k]`` -> ``[B, k, max_count + 1]``: the distribution without event i, for each i."""
+    k = p.shape[-1]
+    eye = np.eye(k, dtype=bool)
+    pp = np.where(eye[None], 0.0, p[:, None, :])
+    return poisson_binomial(pp, max_count)
+
+
+class CardModel:
+    """Inferences for one rules group of decoded observations (see the module docstring)."""
+
+    def __init__(self, view: ObsBatch, rules: Rules, num_players: int):
+        self.view, self.rules, self.n = view, rules, num_players
+        B = len(view)
+        self.B = B
+        v = view
+        pos = np.arange(P)
+        self.real = pos[None, :] < num_players
+        in_play = np.isin(v.phase, PLAY_PHASES)
+        self.in_play = in_play
+        # cards the observer has seen are not hidden anywhere (thrown-in cards come back
+        # into play only when the stock was reshuffled)
+        seen_thrown = v.seen_thrown & ~v.reshuffled[:, None]
+        self.unseen = ~(v.hand | v.played | v.trick | seen_thrown)
+        self.unseen_count = self.unseen.sum(1)
+        self.unseen_suit = self.unseen.reshape(B, NUM_SUITS, NUM_RANKS).sum(-1)
+        # cards in each position's hand
+        left = (HAND_SIZE - v.tricks_done)[:, None]
+        duel = (v.phase == PHASE["duel"])[:, None]
+        # in the ask/join phases the trick block still shows the last finished trick
+        self.trick_played = v.trick_played & np.isin(v.phase, (PHASE["play"], PHASE["duel"]))[:, None]
+        playing = np.where(v.in_round, left - self.trick_played, 0)
+        folded = v.active & ~v.in_round & ~duel
+        holding_play = np.where(folded, np.minimum(left, max(rules.join_at, 0)), playing)
+        holding_deal = np.where(v.active, HAND_SIZE, 0)
+        thrower = v.thrower
+        has_thrower = thrower >= 0
+        holding_deal[np.arange(B)[has_thrower], thrower[has_thrower]] = 0
+        holding = np.where(in_play[:, None], holding_play, holding_deal)
+        holding = np.where(self.real, np.maximum(holding, 0), 0)
+        holding[:, 0] = 0  # the observer's own cards are known
+        self.holding = holding
+        # q[b, p, s]: chance that a given unseen card of suit s sits in p's hand
+        voids = v.voids
+        blocked = (holding[:, :, None] * voids).sum(1)  # [B, 4] slots that cannot hold suit s
+        room = np.maximum(self.unseen_count[:, None] - blocked, 1)
+        q = holding[:, :, None] * ~voids / room[:, None, :]
+        q = np.where(self.unseen_suit[:, None, :] > 0, q, 0.0)
+        total = q.sum(1, keepdims=True)
+        self.q = q / np.maximum(total, 1.0)
+        # who still plays to this deal: in play phases the in-round players, before play everyone active
+        self.live = np.where(in_play[:, None], v.in_round, v.active) & self.real
+        self.live[:, 0] = False
+        self.higher = higher_unseen(self.unseen)
+
+    # -------------------------------------------------------------- chances
+    def beat_chance(self, who: np.ndarray) -> np.ndarray:
+        """float [B, 52]: chance that none of the positions ``who`` (bool [B, 7]) holds an
+        unseen card of the same suit above each card."""
+        Q = np.clip((self.q * who[:, :, None]).sum(1), 0.0, 1.0)  # [B, 4]
+        return (1.0 - Q[:, SUIT_OF]) ** self.higher
+
+    def p_win_now(self, legal_cards: np.ndarray, led: np.ndarray) -> np.ndarray:
+        """float [B, 52]: chance each legal card wins the current trick, assuming everyone
+        still to play beats it when they can."""
+        v = self.view
+        later = self.live & ~self.trick_played
+        safe = self.beat_chance(later)
+        trick = v.trick
+        led_cards = trick & (SUIT_OF[None, :] == led[:, None])
+        best = np.where(led_cards, RANK_OF[None, :], -1).max(1)  # rank of the winning card
+        empty = ~trick.any(1)
+        beats = empty[:, None] | ((SUIT_OF[None, :] == led[:, None]) & (RANK_OF[None, :] > best[:, None]))
+        return np.where(legal_cards & beats, safe, 0.0)
+
+    def p_win_later(self, leader_rule: str) -> np.ndarray:
+        """float [B, 52]: chance each card of the hand wins a later trick. Under
+        ``leader = declarer`` the declarer leads every trick: its cards win when nobody
+        holds a higher one; a follower's card also needs the declarer to lead its suit."""
+        v = self.view
+        base = self.beat_chance(self.live)
+        decl = v.declarer
+        follower = (decl > 0)
+        if leader_rule == "declarer":
+            d = np.where(decl >= 0, decl, 0)
+            qd = self.q[np.arange(self.B), d]  # [B, 4]
+            decl_has = 1.0 - (1.0 - qd) ** self.unseen_suit
+            factor = np.where(follower[:, None], decl_has, 1.0)
+            no_decl = decl < 0  # before the auction is over: the declarer is unknown
+            if no_decl.any():
+                q_one = HAND_SIZE / np.maximum(self.unseen_count, 1)
+                anyone = 1.0 - (1.0 - q_one[:, None]) ** self.unseen_suit
+                factor = np.where(no_decl[:, None], anyone, factor)
+            out = base * factor[:, SUIT_OF]
+        else:
+            out = base * 0.75
+        duel = v.phase == PHASE["duel"]
+        out[duel] = base[duel] * 0.75
+        return np.where(v.hand, out, 0.0)
+
+    def declarer_chances(self) -> np.ndarray:
+        """float [B, 52]: before play, the chance each card of the hand wins when led, as
+        if the observer were declarer leading every trick against all active players."""
+        return np.where(self.view.hand, self.beat_chance(self.live), 0.0)

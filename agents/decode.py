@@ -1,0 +1,395 @@
+"""Read an observation vector back into named fields, so bots read like the rules.
+
+The layout is :mod:`redbeard_env.observation` (named blocks ``OBS_SLICES``); this module
+is its inverse. Two views:
+
+* :func:`decode_batch` — arrays with a leading batch axis (what the vectorised bots use):
+  ``view.hand`` bool ``[B, 52]``, ``view.score`` int ``[B, 7]`` (relative positions, 0 = the
+  observer), ``view.declarer`` int ``[B]`` (a relative position, -1 = none), ...
+* :func:`decode` — one observation as plain Python values (lists of card ids, ints,
+  ``None``), convenient in tests, notebooks and scripted bots.
+
+:func:`rules_from_obs` recovers the :class:`~redbeard_env.rules.Rules` from the ``rules``
+block. Two fields are not in the block: ``max_rounds`` and the sheet's ``players`` range;
+they are taken from the ``base`` rules (default ``classic``), so ``rounds_played`` is
+recovered exactly only when ``max_rounds`` is the preset's.
+
+:func:`encode_batch` turns a decoded view back into the exact vector (the round trip is
+tested), which also documents how every field is stored.
+
+Positions are relative: position ``p`` is the player ``p`` seats to the observer's left;
+positions at or beyond ``num_players`` are padding. Calls use the engine's convention:
+``NOT_CALLED`` (-2), ``PASSED`` (-1), a bid level 0..6, or 7 for Rödskägg.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from redbeard_env.cards import NUM_CARDS
+from redbeard_env.observation import (
+    JOIN_STATES,
+    OBS_HIGH,
+    OBS_LOW,
+    OBS_SIZE,
+    OBS_SLICES,
+    PHASE_NAMES,
+    RULE_NUMBERS,
+    SCORE_BINS,
+    SCORE_SCALE,
+)
+from redbeard_env.rules import BOOL_FIELDS, CHOICES, MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules, make_rules
+
+P = MAX_PLAYERS
+NOT_CALLED, PASSED = -2, -1
+PHASE = {name: i for i, name in enumerate(PHASE_NAMES)}  # phase name -> index
+
+# Fields of ObsBatch that hold one relative position per row (-1 = nobody).
+POSITION_FIELDS = ("dealer", "declarer", "acting", "leader", "trick_winning", "thrower")
+# Boolean per-position blocks.
+FLAG_FIELDS = ("active", "in_round", "trick_played", "joiner", "bounced")
+
+
+@dataclass
+class ObsBatch:
+    """Decoded observations, one row per observation (relative positions, padded to 7)."""
+
+    phase: np.ndarray  # int [B], index into PHASE_NAMES (redeal look bid ask join play duel done)
+    num_players: np.ndarray  # int [B]
+    rules_block: np.ndarray  # float32 [B, 37], the raw rules block (see rules_from_obs)
+    progress: np.ndarray  # float32 [B], rounds_played / max_rounds
+    hand: np.ndarray  # bool [B, 52], the observer's cards
+    played: np.ndarray  # bool [B, 52], cards of the finished tricks of this deal
+    trick: np.ndarray  # bool [B, 52], cards of the current trick
+    seen_thrown: np.ndarray  # bool [B, 52], thrown-in cards the observer has seen
+    tricks_done: np.ndarray  # int [B], finished tricks this deal
+    high_bid: np.ndarray  # int [B], -1 none, 0..6, 7 = Rödskägg
+    join_state: np.ndarray  # int [B], index into JOIN_STATES (pending asked skipped)
+    redeals_open: np.ndarray  # bool [B]
+    reshuffled: np.ndarray  # bool [B], thrown-in hands went back into the stock
+    stock_size: np.ndarray  # int [B]
+    tied_duels: np.ndarray  # int [B]
+    me_forced: np.ndarray  # bool [B], the observer is the dealer who may not pass
+    score: np.ndarray  # int [B, 7], running scores (from the `score` block; exact to ±120)
+    active: np.ndarray  # bool [B, 7], not eliminated
+    in_round: np.ndarray  # bool [B, 7], dealt in and not folded (duel: a duellist)
+    dealer: np.ndarray  # int [B], position or -1
+    declarer: np.ndarray  # int [B], position or -1
+    acting: np.ndarray  # int [B], position or -1
+    leader: np.ndarray  # int [B], position or -1
+    trick_played: np.ndarray  # bool [B, 7], has played to the current trick
+    trick_winning: np.ndarray  # int [B], position holding the winning card, or -1
+    thrower: np.ndarray  # int [B], position whose thrown-in hand is up for a look, or -1
+    tricks: np.ndarray  # int [B, 7], tricks this deal
+    joiner: np.ndarray  # bool [B, 7], joined without a trick
+    bounced: np.ndarray  # bool [B, 7], reached 0 this round (zero_rule = bounce)
+    throws: np.ndarray  # int [B, 7], hands thrown in this deal (3 means 3 or more)
+    voids: np.ndarray  # bool [B, 7, 4], shown void in suit C D H S
+    call: np.ndarray  # int [B, 7], NOT_CALLED, PASSED, 0..6 or 7 (Rödskägg)
+
+    def __len__(self) -> int:
+        return len(self.phase)
+
+    @property
+    def batch_size(self) -> int:
+        return len(self.phase)
+
+    def phase_is(self, name: str) -> np.ndarray:
+        return self.phase == PHASE[name]
+
+    def rows(self, index) -> "ObsBatch":
+        """The sub-batch of the given rows (bool mask or indices)."""
+        return ObsBatch(**{f.name: getattr(self, f.name)[index] for f in dataclasses.fields(self)})
+
+    def seat_mask(self) -> np.ndarray:
+        """bool [B, 7]: positions that are real players (below num_players)."""
+        return np.arange(P)[None, :] < self.num_players[:, None]
+
+
+def _as_batch(obs: Any) -> np.ndarray:
+    if isinstance(obs, dict):
+        obs = obs["observation"]
+    arr = np.asarray(obs, dtype=np.float32)
+    if arr.ndim == 1:
+        arr = arr[None]
+    if arr.ndim != 2 or arr.shape[1] != OBS_SIZE:
+        raise ValueError(f"an observation vector has {OBS_SIZE} entries; got an array of shape {arr.shape}")
+    return arr
+
+
+def _block(obs: np.ndarray, name: str) -> np.ndarray:
+    return obs[:, OBS_SLICES[name]]
+
+
+def _one_hot_index(block: np.ndarray, none: int = -1) -> np.ndarray:
+    """Index of the 1 in each row; ``none`` where the row is all zero."""
+    idx = block.argmax(-1)
+    return np.where(block.max(-1) > 0.5, idx, none)
+
+
+def decode_batch(obs: Any) -> ObsBatch:
+    """Decode observations ``float32 [B, 542]`` (or one vector, or an env observation dict)."""
+    o = _as_batch(obs)
+    b = lambda name: _block(o, name)  # noqa: E731
+    flags = b("deal_flags")
+    return ObsBatch(
+        phase=_one_hot_index(b("phase")),
+        num_players=_one_hot_index(b("num_players")) + MIN_PLAYERS,
+        rules_block=b("rules").copy(),
+        progress=b("progress")[:, 0].copy(),
+        hand=b("hand") > 0.5,
+        played=b("played") > 0.5,
+        trick=b("trick") > 0.5,
+        seen_thrown=b("seen_thrown") > 0.5,
+        tricks_done=_one_hot_index(b("tricks_done")),
+        high_bid=_one_hot_index(b("high_bid")) - 1,
+        join_state=_one_hot_index(b("join_state")),
+        redeals_open=flags[:, 0] > 0.5,
+        reshuffled=flags[:, 1] > 0.5,
+        stock_size=np.rint(flags[:, 2] * NUM_CARDS).astype(np.int64),
+        tied_duels=np.rint(flags[:, 3] * 10).astype(np.int64),
+        me_forced=b("me_forced")[:, 0] > 0.5,
+        score=np.rint(b("score") * SCORE_SCALE).astype(np.int64),
+        active=b("active") > 0.5,
+        in_round=b("in_round") > 0.5,
+        dealer=_one_hot_index(b("dealer")),
+        declarer=_one_hot_index(b("declarer")),
+        acting=_one_hot_index(b("acting")),
+        leader=_one_hot_index(b("leader")),
+        trick_played=b("trick_played") > 0.5,
+        trick_winning=_one_hot_index(b("trick_winning")),
+        thrower=_one_hot_index(b("thrower")),
+        tricks=np.rint(b("tricks") * 6).astype(np.int64),
+        joiner=b("joiner") > 0.5,
+        bounced=b("bounced") > 0.5,
+        throws=np.rint(b("throws") * 3).astype(np.int64),
+        voids=(b("voids") > 0.5).reshape(-1, P, 4),
+        call=_one_hot_index(b("call").reshape(-1, P, 10), none=-99) - 2,
+    )
+
+
+def encode_batch(view: ObsBatch) -> np.ndarray:
+    """The inverse of :func:`decode_batch`: the exact observation vectors."""
+    B = len(view)
+    o = np.zeros((B, OBS_SIZE), dtype=np.float32)
+    rows = np.arange(B)
+
+    def put_index(name: str, index: np.ndarray, offset: int = 0) -> None:
+        ok = index >= 0
+        o[rows[ok], OBS_SLICES[name].start + index[ok] + offset] = 1.0
+
+    def put(name: str, values: np.ndarray) -> None:
+        o[:, OBS_SLICES[name]] = values.reshape(B, -1)
+
+    put_index("phase", view.phase)
+    put_index("num_players", view.num_players - MIN_PLAYERS)
+    put("rules", view.rules_block)
+    put("progress", view.progress)
+    for name in ("hand", "played", "trick", "seen_thrown"):
+        put(name, getattr(view, name))
+    put_index("tricks_done", view.tricks_done)
+    put_index("high_bid", view.high_bid + 1)
+    put_index("join_state", view.join_state)
+    put(
+        "deal_flags",
+        np.stack(
+            [view.redeals_open, view.reshuffled, view.stock_size / NUM_CARDS, view.tied_duels / 10.0], axis=1
+        ),
+    )
+    put("me_forced", view.me_forced)
+    real = view.seat_mask()
+    put("score", np.where(real, np.clip(view.score / SCORE_SCALE, OBS_LOW, OBS_HIGH), 0))
+    bins = np.zeros((B, P, SCORE_BINS), dtype=np.float32)
+    r, p = np.nonzero(real)
+    bins[r, p, np.clip(view.score[r, p], -1, 7) + 1] = 1.0
+    put("score_bin", bins)
+    for name in FLAG_FIELDS:
+        put(name, getattr(view, name))
+    for name in POSITION_FIELDS:
+        put_index(name, getattr(view, name))
+    put("tricks", view.tricks / 6.0)
+    put("throws", np.minimum(view.throws / 3.0, 1.0))
+    put("voids", view.voids)
+    calls = np.zeros((B, P, 10), dtype=np.float32)
+    r, p = np.nonzero(real)
+    calls[r, p, view.call[r, p] + 2] = 1.0
+    put("call", calls)
+    return o
+
+
+# ------------------------------------------------------------------ rules
+def rules_from_block(block: np.ndarray, base: "str | Rules" = "classic") -> Rules:
+    """The Rules encoded in one ``rules`` block (``max_rounds`` and ``players`` from ``base``)."""
+    block = np.asarray(block, dtype=np.float64).ravel()
+    fields: dict[str, Any] = {}
+    i = 0
+    for name, values in CHOICES.items():
+        fields[name] = values[int(np.argmax(block[i : i + len(values)]))]
+        i += len(values)
+    for name in BOOL_FIELDS:
+        fields[name] = bool(block[i] > 0.5)
+        i += 1
+    for name, scale in RULE_NUMBERS:
+        fields[name] = int(round(block[i] * scale))
+        i += 1
+    fields["eliminate_at"] = int(round(block[i] * 32.0)) if block[i + 1] > 0.5 else None
+    base_rules = PRESETS[base] if isinstance(base, str) else base
+    return make_rules(base_rules, **fields)
+
+
+_RULES_CACHE: dict[bytes, Rules] = {}
+
+
+def rules_from_obs(obs: Any, base: "str | Rules" = "classic") -> Rules:
+    """The Rules of an observation (or of the first row of a batch / an ObsBatch)."""
+    block = obs.rules_block[0] if isinstance(obs, ObsBatch) else _block(_as_batch(obs), "rules")[0]
+    key = np.asarray(block, dtype=np.float32).tobytes() + repr(base).encode()
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        rules = _RULES_CACHE[key] = rules_from_block(block, base)
+    return rules
+
+
+def rules_groups(view: ObsBatch) -> list[np.ndarray]:
+    """Row indices grouped by identical (rules block, player count); usually one group."""
+    key = np.concatenate([view.rules_block, view.num_players[:, None].astype(np.float32)], axis=1)
+    if len(key) == 0 or (key == key[0]).all():
+        return [np.arange(len(key))]
+    _, inverse = np.unique(key, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    return [np.flatnonzero(inverse == k) for k in range(inverse.max() + 1)]
+
+
+# ------------------------------------------------------------------ one observation, plain values
+@dataclass
+class Observation:
+    """One observation as plain Python values; positions are relative (0 = me)."""
+
+    phase: str
+    num_players: int
+    rules: Rules
+    rounds_played: int
+    hand: list[int]  # card ids, ascending
+    played: list[int]
+    trick: list[int]  # cards of the current trick (in card order; play order is not encoded)
+    seen_thrown: list[int]
+    tricks_done: int
+    high_bid: int | None  # None, 0..6, 7 = Rödskägg
+    join_state: str
+    redeals_open: bool
+    reshuffled: bool
+    stock_size: int
+    tied_duels: int
+    me_forced: bool
+    scores: list[int]  # one per position 0..n-1
+    active: list[bool]
+    in_round: list[bool]
+    dealer: int | None
+    declarer: int | None
+    acting: int | None
+    leader: int | None
+    trick_played: list[bool]
+    trick_winning: int | None
+    thrower: int | None
+    tricks: list[int]
+    joiner: list[bool]
+    bounced: list[bool]
+    throws: list[int]
+    voids: list[list[bool]]  # position x suit (C D H S)
+    calls: list[int | None]  # None (not called), PASSED (-1), 0..6, 7 = Rödskägg
+
+
+def decode(obs: Any, base: "str | Rules" = "classic") -> Observation:
+    """Decode one observation vector (or env observation dict) into plain named fields."""
+    v = decode_batch(obs)
+    if len(v) != 1:
+        raise ValueError(f"decode() takes one observation; use decode_batch for {len(v)}")
+    n = int(v.num_players[0])
+    rules = rules_from_obs(v, base)
+    pos = lambda a: None if a[0] < 0 else int(a[0])  # noqa: E731
+    cards = lambda a: [int(c) for c in np.flatnonzero(a[0])]  # noqa: E731
+    return Observation(
+        phase=PHASE_NAMES[int(v.phase[0])],
+        num_players=n,
+        rules=rules,
+        rounds_played=int(round(float(v.progress[0]) * rules.max_rounds)),
+        hand=cards(v.hand),
+        played=cards(v.played),
+        trick=cards(v.trick),
+        seen_thrown=cards(v.seen_thrown),
+        tricks_done=int(v.tricks_done[0]),
+        high_bid=None if v.high_bid[0] < 0 else int(v.high_bid[0]),
+        join_state=JOIN_STATES[int(v.join_state[0])],
+        redeals_open=bool(v.redeals_open[0]),
+        reshuffled=bool(v.reshuffled[0]),
+        stock_size=int(v.stock_size[0]),
+        tied_duels=int(v.tied_duels[0]),
+        me_forced=bool(v.me_forced[0]),
+        scores=[int(x) for x in v.score[0, :n]],
+        active=[bool(x) for x in v.active[0, :n]],
+        in_round=[bool(x) for x in v.in_round[0, :n]],
+        dealer=pos(v.dealer),
+        declarer=pos(v.declarer),
+        acting=pos(v.acting),
+        leader=pos(v.leader),
+        trick_played=[bool(x) for x in v.trick_played[0, :n]],
+        trick_winning=pos(v.trick_winning),
+        thrower=pos(v.thrower),
+        tricks=[int(x) for x in v.tricks[0, :n]],
+        joiner=[bool(x) for x in v.joiner[0, :n]],
+        bounced=[bool(x) for x in v.bounced[0, :n]],
+        throws=[int(x) for x in v.throws[0, :n]],
+        voids=[[bool(x) for x in row] for row in v.voids[0, :n]],
+        calls=[None if c == NOT_CALLED else int(c) for c in v.call[0, :n]],
+    )
+
+
+def led_suit(view: ObsBatch, mask: np.ndarray | None = None) -> np.ndarray:
+    """int [B]: the suit led to the current trick, -1 when no card is on the table.
+
+    The observation holds the trick's cards as a set, not in play order. The led suit is
+    read from the action mask when the observer can follow (the mask is then exactly the
+    observer's cards of that suit); otherwise it is a suit on the table the observer does
+    not hold and for which everyone else who played is shown void, preferring the one
+    with most cards there; ``-1`` never comes back while a card is on the table."""
+    B = len(view)
+    per_suit_trick = view.trick.reshape(B, 4, 13).sum(-1)
+    per_suit_hand = view.hand.reshape(B, 4, 13).sum(-1)
+    out = np.full(B, -1, dtype=np.int64)
+    on_table = per_suit_trick.sum(-1) > 0
+    if mask is not None:
+        cards = np.asarray(mask)[:, :NUM_CARDS] > 0
+        allowed = cards.reshape(B, 4, 13).sum(-1)
+        n_suits = (allowed > 0).sum(-1)
+        restricted = on_table & (n_suits == 1) & (allowed.sum(-1) < view.hand.sum(-1))
+        out[restricted] = allowed[restricted].argmax(-1)
+        # a single-suit hand: it follows if that suit is on the table
+        single = on_table & (n_suits == 1) & ~restricted
+        s = allowed.argmax(-1)
+        follows = per_suit_trick[np.arange(B), s] > 0
+        out[single & follows] = s[single & follows]
+    todo = on_table & (out < 0)
+    if todo.any():
+        # If suit s was led, every other player who has played to this trick without
+        # playing s is now shown void in s: enough void flags are needed for s.
+        others = view.trick_played.copy()
+        lead = view.leader
+        has_leader = lead >= 0
+        others[np.arange(B)[has_leader], lead[has_leader]] = False
+        void_count = (others[:, :, None] & view.voids).sum(1)  # [B, 4]
+        not_of_suit = per_suit_trick.sum(-1, keepdims=True) - per_suit_trick
+        possible = (per_suit_trick > 0) & (void_count >= not_of_suit) & (per_suit_hand == 0)
+        score = np.where(possible, per_suit_trick + 0.5, np.where(per_suit_trick > 0, 0.25, 0.0))
+        out[todo] = score[todo].argmax(-1)
+    return out
+
+
+def legal_actions(mask: Any) -> list[int]:
+    """Action ids allowed by an action mask (or an env observation dict)."""
+    if isinstance(mask, dict):
+        mask = mask["action_mask"]
+    return [int(a) for a in np.flatnonzero(np.asarray(mask))]

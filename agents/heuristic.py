@@ -1,0 +1,387 @@
+"""``heuristic``: a rule-reading baseline that plays every phase of every preset.
+
+Every decision compares the *utility of how the round may end* for each legal action.
+The utility of ending a round on score ``f`` is ``win_value`` for exactly 0 (a win) and
+``-|f|`` otherwise (``-|f| - neg_extra`` below 0, where only penalties lead back;
+``-elim_value`` for elimination). Round endings are computed from the ``Rules`` read from
+the observation: trick values (joiners count ``joiner_trick_value``), ``bounce`` and
+``immediate`` zero rules, the contract (``exact`` / ``at_least``), Rödskägg success /
+failure, joiner-fail, zero-trick, forget and bid-over-score penalties.
+
+* **Cards.** Each legal card gets the chance it wins this trick (everyone still to play
+  beats it when they can) and, for the cards kept, the chances they win later tricks (a
+  follower's card also needs the declarer to lead its suit). The trick counts are
+  Poisson-binomial, so each card is valued as
+  ``P(win now) * E[U(1 + later)] + P(lose now) * E[U(later)]``. This makes a declarer
+  aim at exactly its bid under ``exact`` (and at least under ``at_least``), makes players
+  win cheaply when they want tricks, duck (throwing their most dangerous card) when they
+  do not, and stop at 0. A follower also weighs making the declarer fail (more when the
+  declarer would win by making its bid).
+* **Bids.** The hand's chances as declarer (each card led against all opponents) give a
+  trick distribution; the declarer can time its middling cards, so a share ``control`` of
+  them go whichever way the bid needs. Each legal bid is valued against passing (the
+  hand's chances as a follower); passing costs extra when the high bidder would win by
+  making its bid (``block``). ``bid_over_score`` penalties are in the utility; forbidden
+  bids are masked by the engine.
+* **Redeal** when the rule allows and the hand is weak (expected tricks as declarer
+  below ``redeal_below``); under the ``challenge`` rule only hands without a face card.
+* **Look** only when the +5 is likely to help the looker (it stands below 0).
+* **Join** when the expected utility of joining (joiner trick value, fail penalty) beats
+  folding. **Ask / skip**: skip when the forget penalty costs less than the win chances
+  asking would hand to trickless opponents who could join onto exactly 0.
+
+Every parameter is a keyword of :class:`HeuristicAgent`, so ``heuristic:win_value=6``
+is a valid spec.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from redbeard_env.cards import (
+    ASK,
+    BID0,
+    FOLD,
+    JOIN,
+    KEEP,
+    LOOK,
+    NO_LOOK,
+    NUM_CARDS,
+    PASS,
+    REDBEARD,
+    REDEAL,
+    SKIP,
+)
+from redbeard_env.rules import PENALTY, TRICKS_PER_ROUND, Rules
+
+from .base import Agent, check_masks
+from .cardmodel import RANK_OF, CardModel, hand_slots, poisson_binomial, poisson_binomial_leave_one_out
+from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups
+from .registry import register
+
+K = 8  # trick counts 0..7 in utility tables (7 only as padding)
+
+# M[k, x, y, t] = 1 when a declarer aiming at k, with x tricks it cannot avoid and y more it
+# can take or give up, ends with t = clip(k, x, x + y) tricks.
+_X, _Y = np.meshgrid(np.arange(7), np.arange(7), indexing="ij")
+_AIM = np.zeros((7, 7, 7, 7))
+for _k in range(7):
+    _t = np.clip(_k, _X, np.minimum(_X + _Y, 6))
+    _AIM[_k, _X, _Y, _t] = 1.0
+
+
+class HeuristicAgent(Agent):
+    """Vectorised rule-based bot; see the module docstring. Deterministic."""
+
+    batched = True
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        seed: int | None = None,
+        win_value: float = 10.0,
+        neg_extra: float = 2.0,
+        elim_value: float = 30.0,
+        control: float = 0.6,
+        bid_margin: float = 0.0,
+        block: float = 0.5,
+        defend: float = 0.5,
+        redeal_below: float = 1.2,
+        threat: float = 0.35,
+    ):
+        self.rules = rules
+        self.win_value = float(win_value)
+        self.neg_extra = float(neg_extra)
+        self.elim_value = float(elim_value)
+        self.control = float(control)
+        self.bid_margin = float(bid_margin)
+        self.block = float(block)
+        self.defend = float(defend)
+        self.redeal_below = float(redeal_below)
+        self.threat = float(threat)
+
+    # ------------------------------------------------------------------ entry
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        legal = check_masks(mask)
+        view = decode_batch(obs)
+        actions = np.full(len(view), -1, dtype=np.int64)
+        for rows in rules_groups(view):
+            sub = view.rows(rows)
+            rules = self.rules if self.rules is not None else rules_from_obs(sub)
+            actions[rows] = self.decide(sub, legal[rows], rules)
+        return actions
+
+    def decide(self, view: ObsBatch, legal: np.ndarray, rules: Rules) -> np.ndarray:
+        """Actions for one rules group (decoded observations and bool masks)."""
+        n = int(view.num_players[0])
+        out = np.full(len(view), -1, dtype=np.int64)
+        for name, fn in (
+            ("redeal", self._redeal),
+            ("look", self._look),
+            ("bid", self._bid),
+            ("ask", self._ask),
+            ("join", self._join),
+            ("play", self._play),
+            ("duel", self._play),
+        ):
+            rows = np.flatnonzero(view.phase == PHASE[name])
+            if len(rows):
+                model = CardModel(view.rows(rows), rules, n)
+                out[rows] = fn(model, legal[rows], rules)
+        missing = out < 0
+        if missing.any():  # a phase without a rule: fall back to the first legal action
+            out[missing] = legal[missing].argmax(1)
+        bad = ~legal[np.arange(len(out)), out]
+        if bad.any():  # never play an illegal action; keep the first legal one instead
+            out[bad] = legal[bad].argmax(1)
+        return out
+
+    # ------------------------------------------------------------------ utilities
+    def value_of_score(self, final: np.ndarray, rules: Rules) -> np.ndarray:
+        """Utility of ending a round on ``final`` (no win): minus the distance to 0."""
+        f = np.asarray(final, dtype=np.float64)
+        u = np.where(f >= 0, -f, f - self.neg_extra)
+        u = np.where(f == 0, self.win_value, u)
+        if rules.eliminate_at is not None:
+            u = np.where(f >= rules.eliminate_at, -self.elim_value, u)
+        return u
+
+    def outcome_table(
+        self,
+        rules: Rules,
+        score: np.ndarray,
+        tricks: np.ndarray,
+        *,
+        joiner: np.ndarray,
+        bounced: np.ndarray,
+        declarer_level: np.ndarray,
+        zero_trick: bool = True,
+    ) -> np.ndarray:
+        """float [B, K]: utility of taking k = 0..7 more tricks this round, from running
+        ``score`` with ``tricks`` taken. ``declarer_level`` is the player's own bid level
+        when it is the declarer, else -1."""
+        B = len(score)
+        s = np.asarray(score, dtype=np.int64).copy()
+        bnc = np.asarray(bounced, dtype=bool).copy()
+        joiner = np.asarray(joiner, dtype=bool)
+        level = np.asarray(declarer_level)
+        value = np.where(joiner, rules.joiner_trick_value, 1)
+        won_now = np.zeros(B, dtype=bool)
+        table = np.empty((B, K))
+        is_decl = level >= 0
+        is_rb = level == 7
+        need = np.minimum(level, TRICKS_PER_ROUND)
+        for k in range(K):
+            if k > 0:  # one more trick
+                if rules.zero_rule == "bounce":
+                    crossing = ~bnc & (s > 0) & (s - value <= 0)
+                    s = np.where(bnc, s + value, np.where(crossing, value - s, s - value))
+                    bnc = bnc | crossing
+                else:
+                    s = s - value
+                    if rules.zero_rule == "immediate":
+                        won_now |= s == 0
+            total = tricks + k
+            final = s.copy()
+            if rules.contract == "exact":
+                made = total == need
+            else:
+                made = total >= need
+            final = final + np.where(is_decl & ~is_rb & ~made, PENALTY, 0)
+            rb_made = is_rb & (total == TRICKS_PER_ROUND)
+            rb_fail = is_rb & ~rb_made
+            if rules.redbeard_fail == "contract":
+                final = final + np.where(rb_fail, PENALTY, 0)
+            final = final + np.where(joiner & (total == 0), rules.joiner_fail_penalty, 0)
+            if zero_trick:
+                final = final + np.where(total == 0, rules.zero_trick_penalty, 0)
+            u = self.value_of_score(final, rules)
+            u = np.where(won_now | rb_made, self.win_value, u)
+            if rules.redbeard_fail == "eliminate":
+                u = np.where(rb_fail, -self.elim_value, u)
+            table[:, k] = u
+        return table
+
+    def my_table(self, model: CardModel, rules: Rules, *, joiner=None, offset=0, zero_trick=True) -> np.ndarray:
+        v = model.view
+        me_decl = v.declarer == 0
+        level = np.where(me_decl, v.high_bid, -1)
+        return self.outcome_table(
+            rules,
+            v.score[:, 0] + offset,
+            v.tricks[:, 0],
+            joiner=v.joiner[:, 0] if joiner is None else joiner,
+            bounced=v.bounced[:, 0],
+            declarer_level=level,
+            zero_trick=zero_trick,
+        )
+
+    # ------------------------------------------------------------------ play
+    def _play(self, model: CardModel, legal: np.ndarray, rules: Rules) -> np.ndarray:
+        sub = model.view
+        B = len(sub)
+        cards = legal[:, :NUM_CARDS]
+        led = led_suit(sub, legal)
+        now = model.p_win_now(cards, led)  # [B, 52]
+        later = model.p_win_later(rules.leader)  # [B, 52]
+        slots, valid = hand_slots(sub.hand)
+        p_later = np.take_along_axis(later, slots, 1) * valid
+        rest = poisson_binomial_leave_one_out(p_later, 6)  # [B, 6, 7]
+        duel = sub.phase == PHASE["duel"]
+        table = self.my_table(model, rules)
+        table[duel] = np.arange(K, dtype=np.float64)[None, :]  # a duel: most tricks wins
+        if_win = np.einsum("bsx,bx->bs", rest, table[:, 1:])
+        if_lose = np.einsum("bsx,bx->bs", rest, table[:, :7])
+        w = np.take_along_axis(now, slots, 1)
+        value = w * if_win + (1 - w) * if_lose
+        value += self._defence(sub, slots, w, rules)
+        # ties: keep low cards when tricks are wanted, shed high ones when they are not
+        wants = (if_win - if_lose).mean(1, keepdims=True)
+        rank = RANK_OF[slots]
+        value += 1e-6 * np.where(wants > 0, -rank, rank)
+        ok = valid & np.take_along_axis(cards, slots, 1)
+        value = np.where(ok, value, -np.inf)
+        best = value.argmax(1)
+        return slots[np.arange(B), best]
+
+    def _defence(self, sub: ObsBatch, slots, w, rules: Rules) -> np.ndarray:
+        """Value of making a rival declarer fail, for each candidate slot."""
+        out = np.zeros(slots.shape)
+        if self.defend <= 0:
+            return out
+        d = sub.declarer
+        active = (d > 0) & (sub.phase == PHASE["play"]) & (sub.trick_winning == d) & sub.trick.any(1)
+        if not active.any():
+            return out
+        i = np.flatnonzero(active)
+        dd = d[i]
+        level = sub.high_bid[i]
+        need = np.minimum(level, 6) - sub.tricks[i, dd]
+        left = TRICKS_PER_ROUND - sub.tricks_done[i]  # including this trick
+        d_score = sub.score[i, dd]
+        if rules.contract == "exact":
+            threat = (d_score - need == 0) | (level == 7)
+        else:
+            threat = ((d_score >= need) & (d_score - need <= left - 1)) | (level == 7)
+        stake = np.where(threat, self.win_value, PENALTY * self.defend)
+
+        def fail(m, r):
+            if rules.contract == "exact":
+                impossible = (m < 0) | (m > r)
+                edge = (m == 0) | (m == r)
+            else:
+                impossible = m > r
+                edge = m == r
+            return np.where(impossible, 1.0, np.where(edge, 0.4, 0.2))
+
+        f_win = fail(need - 1, left - 1)  # the declarer takes this trick
+        f_lose = fail(need, left - 1)
+        p_decl = 1.0 - w[i]  # it keeps the trick unless we beat it (later players ignored)
+        out[i] = stake[:, None] * (p_decl * f_win[:, None] + (1 - p_decl) * f_lose[:, None])
+        return out
+
+    # ------------------------------------------------------------------ bidding
+    def _bid(self, model: CardModel, legal: np.ndarray, rules: Rules) -> np.ndarray:
+        sub = model.view
+        B = len(sub)
+        slots, valid = hand_slots(sub.hand)
+        p_decl = np.take_along_axis(model.declarer_chances(), slots, 1) * valid
+        p_follow = np.take_along_axis(model.p_win_later(rules.leader), slots, 1) * valid
+        score = sub.score[:, 0]
+        zeros = np.zeros(B, dtype=bool)
+        # passing: a follower's tricks (a trickless follower can fold before penalties bite)
+        follow_dist = poisson_binomial(p_follow, 6)
+        follow_table = self.outcome_table(rules, score, np.zeros(B, int), joiner=zeros, bounced=sub.bounced[:, 0],
+                                          declarer_level=np.full(B, -1), zero_trick=False)
+        u_pass = (follow_dist * follow_table[:, :7]).sum(1)
+        hb = sub.high_bid
+        holder = np.argmax(sub.call == hb[:, None], axis=1)  # the high bidder's position
+        hb_score = sub.score[np.arange(B), holder]
+        hb_need = np.minimum(hb, 6)
+        if rules.contract == "exact":
+            threat = (hb >= 0) & (hb_score == hb_need)
+        else:
+            threat = (hb >= 0) & (hb_score >= hb_need) & (hb_score <= 6)
+        threat |= hb == 7
+        u_pass = u_pass - self.block * self.win_value * threat
+        # declaring: x unavoidable tricks, y the declarer can time either way
+        kappa = self.control * 4 * p_decl * (1 - p_decl)
+        joint = np.zeros((B, 7, 7))
+        joint[:, 0, 0] = 1.0
+        for j in range(slots.shape[1]):
+            pk = kappa[:, j, None, None]
+            pw = ((1 - kappa[:, j]) * p_decl[:, j])[:, None, None]
+            pl = 1.0 - pk - pw
+            nxt = joint * pl
+            nxt[:, 1:, :] += joint[:, :-1, :] * pw
+            nxt[:, :, 1:] += joint[:, :, :-1] * pk
+            joint = nxt
+        values = np.full((B, 69), -np.inf)
+        values[:, PASS] = u_pass + self.bid_margin
+        all_win = np.prod(np.where(valid, p_decl, 1.0), axis=1)
+        for level in range(8):
+            action = REDBEARD if level == 7 else BID0 + level
+            ok = legal[:, action]
+            if not ok.any():
+                continue
+            over = PENALTY if rules.bid_over_score == "penalty" else 0
+            offset = np.where(np.minimum(level, 6) > score, over, 0)
+            table = self.outcome_table(rules, score + offset, np.zeros(B, int), joiner=zeros,
+                                       bounced=sub.bounced[:, 0], declarer_level=np.full(B, level))
+            if level >= 6:  # all six: no timing helps
+                dist = np.zeros((B, 7))
+                dist[:, 6] = all_win
+                dist[:, 5] = 1 - all_win  # (any failure; the exact count hardly matters)
+            else:
+                dist = np.einsum("bxy,xyt->bt", joint, _AIM[level])
+            u = (dist * table[:, :7]).sum(1) - 1e-6 * level
+            values[:, action] = np.where(ok, u, -np.inf)
+        values = np.where(legal, values, -np.inf)
+        return values.argmax(1)
+
+    # ------------------------------------------------------------------ redeal / look
+    def _redeal(self, model, legal, rules: Rules) -> np.ndarray:
+        sub = model.view
+        strength = model.declarer_chances().sum(1)
+        weak = strength < self.redeal_below
+        if rules.redeal == "challenge":  # throwing a face card risks +5 if someone looks
+            weak &= ~(sub.hand.reshape(len(sub), 4, 13)[:, :, 9:].any((1, 2)))
+        return np.where(weak & legal[:, REDEAL], REDEAL, KEEP)
+
+    def _look(self, model, legal, rules: Rules) -> np.ndarray:
+        sub = model.view
+        s = sub.score[:, 0]
+        gain = self.value_of_score(s + PENALTY, rules) - self.value_of_score(s, rules)
+        return np.where((gain > 0) & legal[:, LOOK], LOOK, NO_LOOK)
+
+    # ------------------------------------------------------------------ join / ask
+    def _join(self, model, legal, rules: Rules) -> np.ndarray:
+        sub = model.view
+        slots, valid = hand_slots(sub.hand)
+        p = np.take_along_axis(model.p_win_later(rules.leader), slots, 1) * valid
+        dist = poisson_binomial(p, 6)
+        trickless = sub.tricks[:, 0] == 0
+        table = self.my_table(model, rules, joiner=trickless)
+        u_join = (dist * table[:, :7]).sum(1)
+        u_fold = self.value_of_score(sub.score[:, 0], rules)
+        return np.where(u_join >= u_fold, JOIN, FOLD)
+
+    def _ask(self, model, legal, rules: Rules) -> np.ndarray:
+        sub = model.view
+        slots, valid = hand_slots(sub.hand)
+        p = np.take_along_axis(model.p_win_later(rules.leader), slots, 1) * valid
+        dist = poisson_binomial(p, 6)
+        u_ask = (dist * self.my_table(model, rules)[:, :7]).sum(1)
+        u_skip = (dist * self.my_table(model, rules, offset=rules.forget_penalty)[:, :7]).sum(1)
+        left = TRICKS_PER_ROUND - sub.tricks_done
+        others = sub.in_round & (np.arange(7)[None, :] > 0) & (sub.tricks == 0)
+        s = sub.score
+        jv = rules.joiner_trick_value
+        can_ask = others & (s > 0) & (s % jv == 0) & (s // jv <= left[:, None])
+        can_skip = others & (s > 0) & (s <= left[:, None])
+        u_ask -= self.threat * self.win_value * can_ask.sum(1)
+        u_skip -= self.threat * self.win_value * can_skip.sum(1)
+        return np.where(u_skip > u_ask, SKIP, ASK)
+
+
+register("heuristic", HeuristicAgent)

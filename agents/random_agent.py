@@ -1,0 +1,28 @@
+"""``random``: uniform over the legal actions, from its own seeded generator."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Agent, check_masks
+
+
+class RandomAgent(Agent):
+    batched = True
+
+    def __init__(self, seed: int | None = None):
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(self.seed if seed is None else seed)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        legal = check_masks(mask)
+        keys = self.rng.random(legal.shape)
+        return np.where(legal, keys, -1.0).argmax(1)
+
+
+from .registry import register  # noqa: E402
+
+register("random", RandomAgent)
