@@ -151,6 +151,17 @@ def test_bid_over_score_penalty_at_once():
     assert scores(env) == [8, 5, 12, 12] and game(env).phase == "bid"
 
 
+def test_redbeard_counts_as_six_against_the_score():
+    # on exactly 6 points Rödskägg (level 7, but 6 tricks) is not "above the score"
+    env = new_env(rules="classic", bid_over_score="penalty", dealer=3, scores=[6, 12, 12, 12], hands=BASE)
+    play(env, "0:redbeard")
+    assert scores(env) == [6, 12, 12, 12]
+    env = new_env(rules="classic", bid_over_score="forbid", dealer=3, scores=[6, 5, 12, 12], hands=BASE)
+    assert legal(env) == {"pass"} | ALL_BIDS
+    play(env, "0:pass")
+    assert legal(env) == {"pass", "bid:1", "bid:2", "bid:3", "bid:4", "bid:5"}
+
+
 def test_bid_over_score_penalty_also_for_forced_dealer():
     env = new_env(rules="classic", bid_over_score="penalty", dealer=3, scores=[12, 12, 12, -2], hands=BASE)
     play(env, "0:pass 1:pass 2:pass 3:bid:1")  # forced: 1 > -2 -> -2 + 5 = 3

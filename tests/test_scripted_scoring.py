@@ -207,3 +207,57 @@ def test_illegal_action_raises_and_leaves_state_unchanged():
     assert _snapshot(env) == before
     play(env, "1:2S")  # the legal move still works
     assert env.agent_selection == agent(2)
+
+
+def test_players_field_warns_outside_the_sheets_range_only():
+    import warnings
+
+    import redbeard_env
+
+    with pytest.warns(UserWarning, match="outside"):
+        redbeard_env.env(num_players=3, rules="raudskjegg")  # sheet 002: 4-6 players
+    with pytest.warns(UserWarning, match="outside"):
+        redbeard_env.env(num_players=7, rules="raudskjegg")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for n in (4, 6):
+            redbeard_env.env(num_players=n, rules="raudskjegg")
+        redbeard_env.env(num_players=3, rules="classic", players=(3, 5))
+    with pytest.warns(UserWarning):
+        redbeard_env.env(num_players=6, rules="classic", players=(3, 5))
+
+
+# Every Rules field and the scripted test(s) that pin it down. A new field fails here
+# until it gets a scripted test.
+FIELD_TESTS = {
+    "start_score": "test_scripted_scoring.py::test_start_score",
+    "players": "test_scripted_scoring.py::test_players_field_warns_outside_the_sheets_range_only",
+    "redeal": "test_scripted_redeal.py (off / no_face_card / any / challenge)",
+    "min_bid": "test_scripted_scoring.py::test_min_bid_zero_and_max_bid_five_masks, test_bid_zero_contract_made_under_exact",
+    "max_bid": "test_scripted_scoring.py::test_min_bid_zero_and_max_bid_five_masks; test_scripted_auction.py::test_redbeard_beats_max_bid_five",
+    "auction": "test_scripted_auction.py::test_single_auction_*, test_open_auction_*",
+    "all_pass": "test_scripted_auction.py::test_all_pass_*",
+    "bid_over_score": "test_scripted_auction.py::test_bid_over_score_*",
+    "leader": "test_scripted_play_join.py::test_leader_*, test_trick_winner_who_folded_*",
+    "contract": "test_scripted_scoring.py::test_contract_exact_vs_at_least, test_worked_example_*",
+    "join_at": "test_scripted_play_join.py::test_join_question_when_join_at_tricks_remain, test_join_at_zero_never_asks",
+    "may_fold": "test_scripted_play_join.py::test_may_fold_*",
+    "one_point_must_join": "test_scripted_play_join.py::test_one_point_must_join*",
+    "joiner_trick_value": "test_scripted_play_join.py::test_joiner_trick_value_and_joiner_fail_penalty",
+    "joiner_fail_penalty": "test_scripted_play_join.py::test_joiner_trick_value_and_joiner_fail_penalty",
+    "zero_trick_penalty": "test_scripted_play_join.py::test_zero_trick_penalty_*",
+    "ask_optional": "test_scripted_play_join.py::test_ask_optional_false_declarer_not_asked",
+    "forget_penalty": "test_scripted_play_join.py::test_skip_costs_forget_penalty_at_once_and_no_joiner_effects",
+    "redbeard_success": "test_scripted_endgame.py::test_redbeard_success_*",
+    "redbeard_fail": "test_scripted_endgame.py::test_redbeard_fail_*",
+    "zero_rule": "test_scripted_endgame.py::test_exact_end_*, test_immediate_*, test_bounce*",
+    "tie_at_zero": "test_scripted_endgame.py::test_three_on_zero_duel_*, test_duel_*, test_ten_tied_duels_*",
+    "eliminate_at": "test_scripted_endgame.py::test_eliminate_at_*",
+    "max_rounds": "test_scripted_endgame.py::test_max_rounds_*; test_scripted_auction.py::test_all_pass_redeal_counts_for_max_rounds",
+}
+
+
+def test_every_rules_field_has_a_scripted_test():
+    from redbeard_env.rules import FIELD_NAMES
+
+    assert set(FIELD_TESTS) == set(FIELD_NAMES)
