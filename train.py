@@ -43,6 +43,8 @@ from typing import Any
 import numpy as np
 import yaml
 
+from redbeard_env.rules import make_rules
+
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 
 
@@ -59,6 +61,7 @@ class Config:
     players: list = field(default_factory=lambda: [4])  # player counts (one batch each)
     device: str = "cpu"  # cpu | cuda
     torch_threads: int = 2  # intra-op threads on the CPU
+    engine: str = "vector"  # vector (fast numpy engine) | reference (loop over game.py; for checks)
     total_steps: int = 20_000_000  # environment steps (decisions of all seats)
     num_envs: int = 1024  # games in lock-step per player count
     num_steps: int = 32  # environment steps per rollout
@@ -86,6 +89,7 @@ class Config:
     eval_games: int = 400  # duplicate games per evaluation
     checkpoint_every: int = 10  # updates between checkpoints
     run_dir: str = "runs"  # parent directory of runs
+    stop_after: int = 0  # end this invocation after this many updates; --resume continues (0 = run to the end)
 
 
 def load_config(name_or_path: str) -> Config:
@@ -146,7 +150,13 @@ def parse_args(argv: list[str] | None) -> tuple[Config, str | None]:
         if value is None:
             continue
         if isinstance(getattr(Config(), f.name), dict):
-            value = dict(yaml.safe_load(item.replace("=", ": ", 1)) for item in value)
+            pairs = {}
+            for item in value:
+                if "=" not in item:
+                    raise ValueError(f"--{f.name.replace('_', '-')} expects FIELD=VALUE items, got {item!r}")
+                key, text = item.split("=", 1)
+                pairs[key] = yaml.safe_load(text)
+            value = pairs
         elif f.name == "players":
             value = [int(v) for v in value]
         cli[f.name] = value
@@ -159,7 +169,12 @@ class Arena:
     learner's open transition chains. Pure numpy, so it pickles into checkpoints."""
 
     def __init__(self, cfg: Config, num_players: int, seed: int, pool_rng: np.random.Generator):
-        from redbeard_env.vector import VectorEnv
+        if cfg.engine == "vector":
+            from redbeard_env.vector import VectorEnv
+        elif cfg.engine == "reference":
+            from redbeard_env.vector_ref import ReferenceVectorEnv as VectorEnv
+        else:
+            raise ValueError(f"engine must be 'vector' or 'reference', got {cfg.engine!r}")
 
         self.n = num_players
         self.venv = VectorEnv(num_envs=cfg.num_envs, num_players=num_players, rules=cfg.rules, seed=seed, **cfg.overrides)
@@ -170,12 +185,9 @@ class Arena:
         self.opponent = np.zeros(B, dtype=np.int64)  # pool index (0 = self)
         self.last = np.full((B, num_players), -1, dtype=np.int64)  # open transition per seat
         self.pending = np.zeros((B, num_players), dtype=np.float32)  # reward since that decision
-        self.prev_distance = np.abs(self.venv_scores()).astype(np.float32)
-        self.start_score = float(self.venv.rules.start_score)
+        self.start_score = float(make_rules(cfg.rules, **cfg.overrides).start_score)
+        self.prev_distance = np.full((B, num_players), abs(self.start_score), dtype=np.float32)
         self.assign(np.arange(B), pool_rng, None)
-
-    def venv_scores(self) -> np.ndarray:
-        return np.asarray(self.venv.scores)
 
     def assign(self, games: np.ndarray, rng: np.random.Generator, pool: "Pool | None") -> None:
         """Draw an opponent and the learner's seat(s) for new games."""
@@ -242,14 +254,15 @@ class Pool:
                 net.eval()
                 self.agents[idx] = net
             else:
-                from agents import make_agent
+                from agents.registry import make_agent
 
                 self.agents[idx] = make_agent(self.names[idx], seed=cfg.seed + idx)
         return self.agents[idx]
 
     def __getstate__(self):
+        # Bots (with their RNG states) are saved; snapshot networks are rebuilt from weights.
         state = dict(self.__dict__)
-        state["agents"] = {}
+        state["agents"] = {i: a for i, a in self.agents.items() if i not in self.snapshots}
         return state
 
 
@@ -266,7 +279,6 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
     from tqdm import tqdm
 
     from agents.ppo import PolicyNet, masked_entropy, save_checkpoint
-    from redbeard_env.rules import make_rules
 
     torch.set_num_threads(cfg.torch_threads)
     if cfg.device == "cuda" and not torch.cuda.is_available():
@@ -281,17 +293,17 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         run_dir = Path(resume)
         state = torch.load(run_dir / "checkpoint.pt", map_location="cpu", weights_only=False)
         saved = state["config"]
-        cfg = dataclasses.replace(Config(**saved), total_steps=cfg.total_steps if cfg.total_steps != Config().total_steps else saved["total_steps"])
+        cfg = dataclasses.replace(Config(**saved), stop_after=cfg.stop_after)  # the saved run's config
     else:
         run_dir = Path(cfg.run_dir) / f"{cfg.exp_name}__{cfg.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
         state = None
 
+    torch.manual_seed(cfg.seed)
     net = PolicyNet(hidden=tuple(cfg.hidden)).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     if state is None:
-        torch.manual_seed(cfg.seed)
         pool_rng = np.random.default_rng(cfg.seed)
         pool = Pool(cfg)
         arenas = [Arena(cfg, n, cfg.seed * 1000 + n, pool_rng) for n in cfg.players]
@@ -329,7 +341,9 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
     start_time, start_step = time.time(), counters["global_step"]
     results: dict = {"run_dir": str(run_dir)}
 
-    while counters["update"] < num_updates:
+    updates_this_run = 0
+    while counters["update"] < num_updates and not (cfg.stop_after and updates_this_run >= cfg.stop_after):
+        updates_this_run += 1
         if cfg.anneal_lr:
             optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - counters["update"] / num_updates)
 
@@ -475,7 +489,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         if cfg.snapshot_every and counters["update"] % cfg.snapshot_every == 0:
             pool.add_snapshot(net.state_dict(), step)
         last = counters["update"] == num_updates
-        if last or (cfg.checkpoint_every and counters["update"] % cfg.checkpoint_every == 0):
+        if last or updates_this_run == cfg.stop_after or (cfg.checkpoint_every and counters["update"] % cfg.checkpoint_every == 0):
             save_checkpoint(run_dir / "policy.pt", net, rules=rules, num_players=cfg.players[0] if len(cfg.players) == 1 else None,
                             config=dataclasses.asdict(cfg), meta={"global_step": step, "updates": counters["update"], "wall_seconds": time.time() - start_time})
             full = {
