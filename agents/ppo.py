@@ -29,6 +29,9 @@ from torch import nn
 from redbeard_env.cards import NUM_ACTIONS
 from redbeard_env.observation import OBS_SIZE
 
+from .base import Agent
+from .registry import register
+
 FORMAT = "redbeard-ppo"
 VERSION = 1
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
@@ -144,9 +147,11 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
     return net, payload
 
 
-class PPOAgent:
+class PPOAgent(Agent):
     """A trained policy behind the bot interface. ``greedy`` picks the most likely legal
     action (default); otherwise actions are sampled with a seeded generator."""
+
+    batched = True
 
     def __init__(self, checkpoint: str, greedy: bool = True, seed: int = 0, device: str = "cpu"):
         self.net, self.meta = load_checkpoint(checkpoint, device)
@@ -162,11 +167,11 @@ class PPOAgent:
         action, _, _ = self.net.act(o, m, greedy=self.greedy, generator=self.generator)
         return action.cpu().numpy()
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_batch(observation[None], action_mask[None])[0])
-
     def __repr__(self) -> str:
         return f"PPOAgent({self.name!r}, greedy={self.greedy})"
+
+
+register("ppo", PPOAgent)
 
 
 def describe(payload: dict[str, Any]) -> str:

@@ -1,0 +1,159 @@
+"""PPO policy, checkpoints and train.py (tiny budgets)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.ppo import PolicyNet, PPOAgent, load_checkpoint, masked_entropy, save_checkpoint  # noqa: E402
+from redbeard_env.cards import NUM_ACTIONS  # noqa: E402
+from redbeard_env.observation import OBS_SIZE  # noqa: E402
+from redbeard_env.rules import make_rules  # noqa: E402
+
+import train  # noqa: E402
+
+
+def random_masks(rng, rows, k_max=6):
+    mask = np.zeros((rows, NUM_ACTIONS), dtype=bool)
+    for r in range(rows):
+        mask[r, rng.choice(NUM_ACTIONS, size=rng.integers(1, k_max + 1), replace=False)] = True
+    return mask
+
+
+def test_masked_sampling_never_picks_an_illegal_action():
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    net = PolicyNet(hidden=(32,))
+    # Push the illegal logits far up: sampling must still only return legal actions.
+    with torch.no_grad():
+        net.policy.bias.fill_(0.0)
+        net.policy.bias[:10] = 50.0
+    mask = torch.as_tensor(random_masks(rng, 4000))
+    obs = torch.randn(4000, OBS_SIZE)
+    for greedy in (False, True):
+        action, logp, value = net.act(obs, mask, greedy=greedy)
+        assert mask[torch.arange(4000), action].all()
+        assert torch.isfinite(logp).all() and torch.isfinite(value).all()
+    # A single legal action is taken with probability one.
+    one = torch.zeros(5, NUM_ACTIONS, dtype=torch.bool)
+    one[torch.arange(5), torch.tensor([0, 52, 60, 64, 68])] = True
+    action, logp, _ = net.act(torch.randn(5, OBS_SIZE), one)
+    assert action.tolist() == [0, 52, 60, 64, 68]
+    assert torch.allclose(logp, torch.zeros(5), atol=1e-6)
+
+
+def test_a_row_without_legal_actions_is_an_error():
+    net = PolicyNet(hidden=(16,))
+    mask = torch.ones(3, NUM_ACTIONS, dtype=torch.bool)
+    mask[1] = False
+    with pytest.raises(ValueError, match="no legal action"):
+        net.act(torch.zeros(3, OBS_SIZE), mask)
+
+
+def test_entropy_ignores_illegal_actions():
+    logits = torch.zeros(1, NUM_ACTIONS)
+    mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
+    mask[0, :4] = True
+    logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
+    assert masked_entropy(logits, mask).item() == pytest.approx(np.log(4), rel=1e-5)
+
+
+def test_checkpoint_round_trip(tmp_path):
+    torch.manual_seed(1)
+    net = PolicyNet(hidden=(32, 16))
+    path = tmp_path / "p.pt"
+    rules = make_rules("classic")
+    save_checkpoint(path, net, rules=rules, num_players=4, config={"lr": 1e-3}, meta={"global_step": 7})
+    loaded, payload = load_checkpoint(str(path))
+    assert payload["rules"] == dataclasses.asdict(rules)
+    assert payload["num_players"] == 4 and payload["meta"]["global_step"] == 7
+    obs = torch.randn(8, OBS_SIZE)
+    mask = torch.ones(8, NUM_ACTIONS, dtype=torch.bool)
+    a, b = net(obs, mask), loaded(obs, mask)
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+    agent = PPOAgent(str(path))
+    acts = agent.act_batch(obs.numpy(), mask.numpy().astype(np.int8))
+    assert acts.shape == (8,)
+    assert agent.act(obs[0].numpy(), np.ones(NUM_ACTIONS, dtype=np.int8)) == acts[0]
+
+
+def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(ValueError, match="corrupt"):
+        load_checkpoint(str(bad))
+    other = tmp_path / "other.pt"
+    torch.save({"weights": 1}, other)
+    with pytest.raises(ValueError, match="not a redbeard PPO checkpoint"):
+        load_checkpoint(str(other))
+    net = PolicyNet(hidden=(8,))
+    good = tmp_path / "good.pt"
+    save_checkpoint(good, net)
+    payload = torch.load(good, weights_only=False)
+    payload["obs_size"] = OBS_SIZE + 1
+    torch.save(payload, tmp_path / "wrong_size.pt")
+    with pytest.raises(ValueError, match="observations of size"):
+        load_checkpoint(str(tmp_path / "wrong_size.pt"))
+    payload["obs_size"] = OBS_SIZE
+    payload["hidden"] = [9]
+    torch.save(payload, tmp_path / "wrong_arch.pt")
+    with pytest.raises(ValueError, match="do not match"):
+        load_checkpoint(str(tmp_path / "wrong_arch.pt"))
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(good.read_bytes()[:200])
+    with pytest.raises(ValueError, match="corrupt"):
+        load_checkpoint(str(truncated))
+    with pytest.raises(ValueError, match="no PPO checkpoint"):
+        load_checkpoint("no_such_checkpoint_name")
+
+
+def test_config_files_parse_and_cli_overrides():
+    for path in sorted(train.CONFIG_DIR.glob("*.yaml")):
+        cfg = train.load_config(str(path))
+        make_rules(cfg.rules, **cfg.overrides)
+    cfg, resume = train.parse_args(["--config", "smoke", "--total-steps", "2e6", "--players", "3", "5", "--overrides", "leader=trick_winner"])
+    assert cfg.total_steps == 2_000_000 and cfg.players == [3, 5] and resume is None
+    assert cfg.overrides == {"leader": "trick_winner"}
+    with pytest.raises(ValueError, match="unknown config field"):
+        train.apply_overrides(train.Config(), {"learning_rat": 1.0}, "test")
+    with pytest.raises(ValueError, match="expects int"):
+        train.parse_args(["--config", "smoke", "--num-envs", "many"])
+    with pytest.raises(ValueError, match="no config"):
+        train.load_config("no_such_config")
+
+
+def smoke_config(tmp_path: Path, **changes) -> train.Config:
+    cfg = train.load_config("smoke")
+    return dataclasses.replace(cfg, run_dir=str(tmp_path), **changes)
+
+
+def test_smoke_training_run(tmp_path):
+    cfg = smoke_config(tmp_path)
+    out = train.train(cfg, quiet=True)
+    run_dir = Path(out["run_dir"])
+    assert out["updates"] == cfg.total_steps // (cfg.num_envs * cfg.num_steps)
+    assert all(np.isfinite(v) for v in out["losses"].values())
+    assert list(run_dir.glob("events.out.tfevents.*")), "no TensorBoard event file"
+    assert (run_dir / "checkpoint.pt").is_file() and (run_dir / "policy.pt").is_file()
+    net, payload = load_checkpoint(str(run_dir / "policy.pt"))
+    assert payload["meta"]["global_step"] == out["global_step"] > 0
+
+
+def test_resume_continues_counters_and_rng_exactly(tmp_path):
+    straight = train.train(smoke_config(tmp_path / "a"), quiet=True)
+    first = train.train(smoke_config(tmp_path / "b", stop_after=2), quiet=True)
+    assert first["updates"] == 2
+    resumed = train.train(smoke_config(tmp_path / "ignored"), resume=first["run_dir"], quiet=True)
+    assert resumed["updates"] == straight["updates"]
+    assert resumed["global_step"] == straight["global_step"]
+    a = torch.load(Path(straight["run_dir"]) / "checkpoint.pt", weights_only=False)
+    b = torch.load(Path(resumed["run_dir"]) / "checkpoint.pt", weights_only=False)
+    for key in a["net"]:
+        assert torch.equal(a["net"][key], b["net"][key]), key
+    assert a["counters"] == b["counters"]
+    assert np.array_equal(a["arenas"][0].obs, b["arenas"][0].obs)
