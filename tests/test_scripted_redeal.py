@@ -164,3 +164,17 @@ def test_stock_short_with_two_throwers_closes_redeals_for_later_seats():
     g = game(env)
     assert set("8S 9S TS TH".split()) <= hand_of(env, 1)
     assert not g.redeals_open and g.phase == "bid" and env.agent_selection == agent(0)
+
+
+def test_challenge_with_short_stock_looks_then_reshuffles():
+    env = new_env(7, rules="classic", redeal="challenge", dealer=6, hands=SEVEN, stock=SEVEN_STOCK)
+    # p0 throws a faceless hand; the others are asked p1..p6, p6 looks: looker +5
+    play(env, "0:redeal 1:no_look 2:no_look 3:no_look 4:no_look 5:no_look 6:look")
+    assert scores(env) == [12, 12, 12, 12, 12, 12, 17]
+    assert hand_of(env, 0) == set("2S 3S 4S 5S 6S 7S".split())
+    # again (faceless: p1 looks, +5); the stock holds 4 < 6: reshuffle, redeals close
+    play(env, "0:redeal 1:look")
+    g = game(env)
+    assert scores(env) == [12, 17, 12, 12, 12, 12, 17]
+    assert set("8S 9S TS TH".split()) <= hand_of(env, 0)
+    assert not g.redeals_open and g.phase == "bid" and env.agent_selection == agent(0)
