@@ -1,0 +1,272 @@
+"""Bots: the spec registry, the observation decoder, legality over many states, the
+heuristic's round-outcome arithmetic."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import redbeard_env
+from agents import Agent, decode, decode_batch, make_agent, parse_spec, register, rules_from_obs
+from agents.decode import NOT_CALLED, PASSED, encode_batch, led_suit
+from agents.heuristic import K, HeuristicAgent
+from evaluate import ReferenceBatch, VectorBatch, deal_sequence, vector_engine_available, Job
+from redbeard_env import game as G
+from redbeard_env.rules import PENALTY, PRESETS, make_rules
+
+PRESET_NAMES = list(PRESETS)
+
+
+# ---------------------------------------------------------------- registry
+def test_parse_spec_forms():
+    assert parse_spec("heuristic").name == "heuristic"
+    s = parse_spec("pimc:samples=128,horizon=round")
+    assert (s.name, s.args, s.kwargs) == ("pimc", (), {"samples": 128, "horizon": "round"})
+    s = parse_spec("ppo:runs/x/policy.pt,greedy=False")
+    assert s.args == ("runs/x/policy.pt",) and s.kwargs == {"greedy": False}
+    assert parse_spec("  Random ").name == "random"
+
+
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("", "non-empty"),
+        ("heuristic:", "nothing after"),
+        ("pimc:samples=1,,x=2", "empty item"),
+        ("pimc:samples=1,samples=2", "given twice"),
+        ("pimc:samples=1,foo", "bare argument"),
+        ("bad name!", "alphanumeric"),
+        ("pimc:1x=3", "not a parameter name"),
+    ],
+)
+def test_bad_spec_strings(spec, words):
+    with pytest.raises(ValueError, match=words):
+        parse_spec(spec)
+
+
+def test_make_agent_errors_are_clear():
+    with pytest.raises(ValueError, match="unknown agent 'nosuchbot'.*heuristic.*random"):
+        make_agent("nosuchbot")
+    with pytest.raises(ValueError, match="no parameter 'sampels'.*allowed:.*samples"):
+        make_agent("pimc:sampels=3")
+    with pytest.raises(ValueError, match="heuristic has no parameter 'foo'"):
+        make_agent("heuristic:foo=1")
+
+
+def test_make_agent_builds_and_records_spec():
+    bot = make_agent("heuristic:win_value=6", seed=3)
+    assert isinstance(bot, HeuristicAgent) and bot.win_value == 6.0 and bot.spec == "heuristic:win_value=6"
+    rnd = make_agent("random", seed=5)
+    assert rnd.spec == "random" and rnd.seed == 5
+    assert make_agent("random:seed=9", seed=5).seed == 9  # the spec wins over defaults
+
+
+def test_register_hook_and_duplicates():
+    class Fixed(Agent):
+        def act(self, observation, action_mask=None):
+            return int(np.flatnonzero(action_mask)[0])
+
+    register("fixed_test_bot", Fixed, overwrite=True)
+    bot = make_agent("fixed_test_bot")
+    assert bot.act(np.zeros(542, np.float32), np.eye(69, dtype=np.int8)[5]) == 5
+    out = bot.act_batch(np.zeros((2, 542), np.float32), np.eye(69, dtype=np.int8)[[3, 7]])
+    assert list(out) == [3, 7]
+    with pytest.raises(ValueError, match="already registered"):
+        register("fixed_test_bot", lambda: Fixed())
+
+
+def test_ppo_hook_is_lazy_and_reports_missing_checkpoint():
+    pytest.importorskip("torch")
+    with pytest.raises(ValueError, match="checkpoint"):
+        make_agent("ppo:/nonexistent/policy.pt")
+
+
+# ---------------------------------------------------------------- decoder
+def _random_states(preset: str, n: int, games: int, seed: int):
+    """(observation dict, game) pairs along random games of the AEC env."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        env = redbeard_env.env(n, preset)
+    rng = np.random.default_rng(seed)
+    for gi in range(games):
+        env.reset(seed=seed * 100 + gi)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            yield obs, env.unwrapped.game
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_decoder_round_trip_and_fields(preset):
+    checked = 0
+    for n in (3, 5, 7):
+        for obs, g in _random_states(preset, n, 2, seed=n):
+            vec = obs["observation"]
+            view = decode_batch(vec)
+            assert np.array_equal(encode_batch(view)[0], vec)  # exact round trip
+            d = decode(obs)
+            me = g.to_act
+            seat = lambda pos: (me + pos) % n  # noqa: E731
+            assert d.phase == g.phase and d.num_players == n
+            assert d.hand == sorted(g.hands[me])
+            assert d.played == sorted(g.played)
+            assert d.scores == [g.scores[seat(p)] for p in range(n)]
+            assert d.tricks == [g.tricks[seat(p)] for p in range(n)]
+            assert d.calls == [
+                None if g.calls[seat(p)] is None else g.calls[seat(p)] for p in range(n)
+            ]
+            assert d.active == [g.active[seat(p)] for p in range(n)]
+            assert d.in_round == [g.in_round[seat(p)] for p in range(n)]
+            assert d.dealer == (g.dealer - me) % n
+            assert d.declarer == (None if g.declarer < 0 else (g.declarer - me) % n)
+            assert d.acting == 0
+            assert d.high_bid == (None if g.high_level < 0 else g.high_level)
+            assert d.voids == [g.voids[seat(p)] for p in range(n)]
+            assert d.rules == g.rules  # the rules block gives the Rules back
+            assert d.rounds_played == g.rounds_played
+            if g.phase in ("play", "duel") and g.trick and (g.trick[0][1] // 13) in {c // 13 for c in g.hands[me]}:
+                # when the observer can follow, the led suit is certain
+                assert led_suit(view, obs["action_mask"][None])[0] == g.trick[0][1] // 13
+            checked += 1
+    assert checked > 100
+    assert PASSED == G.PASSED and NOT_CALLED == -2
+
+
+def test_rules_recovered_for_overrides():
+    rules = make_rules("fem_opp", leader="trick_winner", join_at=3, forget_penalty=0, eliminate_at=40)
+    env = redbeard_env.env(4, rules)
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    assert rules_from_obs(obs["observation"]) == rules
+
+
+# ---------------------------------------------------------------- legality
+def _drive(preset: str, n: int, steps: int, B: int, seed: int, bots, check_every: int = 1):
+    """Play B games for ``steps`` decisions, mixing random and heuristic moves, and ask every
+    bot in ``bots`` for the action of every state; each answer must be legal."""
+    rules = make_rules(preset)
+    jobs = [Job(i, i, 0, (0,) * n, *deal_sequence(seed, i, n, 8)) for i in range(B)]
+    engine = VectorBatch(rules, n, seed) if vector_engine_available() else ReferenceBatch(rules, n, seed)
+    engine.start(jobs)
+    rng = np.random.default_rng(seed)
+    driver = HeuristicAgent()
+    states = 0
+    for step in range(steps):
+        obs, mask, seat = engine.observe()
+        live = np.flatnonzero(engine.live)
+        if not len(live):
+            engine.start(jobs)
+            continue
+        o, m = obs[live], mask[live]
+        if step % check_every == 0:
+            for bot in bots:
+                acts = np.asarray(bot.act_batch(o, m))
+                assert acts.shape == (len(live),)
+                ok = m[np.arange(len(live)), acts] == 1
+                assert ok.all(), f"{bot.spec or bot}: illegal action {acts[~ok][0]} in {preset} {n}p"
+            states += len(live)
+        actions = np.zeros(len(jobs), np.int64)
+        rand = np.where(m > 0, rng.random(m.shape), -1).argmax(1)
+        heur = driver.act_batch(o, m)
+        actions[live] = np.where(rng.random(len(live)) < 0.5, rand, heur)
+        actions[~engine.live] = 0
+        engine.step(actions)
+    return states
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_heuristic_and_random_always_legal(preset):
+    bots = [make_agent("heuristic"), make_agent("random", seed=1)]
+    states = sum(_drive(preset, n, 120, 24, seed=n, bots=bots) for n in (3, 4, 6, 7))
+    assert states > 5000
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_pimc_always_legal(preset):
+    bots = [make_agent("pimc:samples=4,max_actions=3")]
+    states = sum(_drive(preset, n, 60, 6, seed=n, bots=bots, check_every=3) for n in (3, 5))
+    assert states > 100
+
+
+def test_heuristic_single_act_matches_batch():
+    bot = make_agent("heuristic")
+    pairs = list(itertools.islice(_random_states("classic", 4, 3, seed=9), 300))
+    obs = np.stack([o["observation"] for o, _ in pairs])
+    mask = np.stack([o["action_mask"] for o, _ in pairs])
+    batch = bot.act_batch(obs, mask)
+    single = [bot.act(o) for o, _ in pairs]
+    assert list(batch) == single
+
+
+# ---------------------------------------------------------------- round outcomes
+def _slow_outcome(h, rules, s, t, joiner, bnc, level):
+    """Step-by-step scoring of k more tricks (the rules of game.py, written out)."""
+    out = []
+    v = rules.joiner_trick_value if joiner else 1
+    score, bounced, won = s, bnc, False
+    for k in range(K):
+        if k:
+            if rules.zero_rule == "bounce":
+                if bounced:
+                    score += v
+                elif score > 0 and score - v <= 0:
+                    bounced, score = True, v - score
+                else:
+                    score -= v
+            else:
+                score -= v
+                won |= rules.zero_rule == "immediate" and score == 0
+        total, final = t + k, score
+        rb_made = rb_fail = False
+        if level == 7:
+            rb_made = total == 6
+            rb_fail = not rb_made
+            if rb_fail and rules.redbeard_fail == "contract":
+                final += PENALTY
+        elif level >= 0:
+            made = total == level if rules.contract == "exact" else total >= level
+            final += 0 if made else PENALTY
+        if joiner and total == 0:
+            final += rules.joiner_fail_penalty
+        if total == 0:
+            final += rules.zero_trick_penalty
+        u = h.value_of_score(np.array([final]), rules)[0]
+        if won or rb_made:
+            u = h.win_value
+        if rb_fail and rules.redbeard_fail == "eliminate":
+            u = -h.elim_value
+        out.append(u)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_outcome_table_matches_step_by_step_scoring(preset):
+    h = HeuristicAgent()
+    for zero_rule in ("exact_end", "immediate", "bounce"):
+        rules = make_rules(preset, zero_rule=zero_rule)
+        cases = list(itertools.product(range(-3, 14), range(3), (False, True), (False, True), (-1, 0, 1, 3, 6, 7)))
+        s, t, j, b, lv = (np.array(x) for x in zip(*cases))
+        fast = h.outcome_table(rules, s, t, joiner=j, bounced=b, declarer_level=lv)
+        for i, case in enumerate(cases):
+            np.testing.assert_allclose(fast[i], _slow_outcome(h, rules, *case), err_msg=str((preset, zero_rule, case)))
+
+
+def test_heuristic_calls_redbeard_with_six_sure_tricks_and_not_otherwise():
+    hands = [["AS", "KS", "QS", "JS", "TS", "9S"], ["2C", "3C", "4C", "5C", "6C", "7C"],
+             ["2D", "3D", "4D", "5D", "6D", "7D"], ["2H", "3H", "4H", "5H", "6H", "7H"]]
+    bot = make_agent("heuristic")
+    env = redbeard_env.env(4, "classic", redeal="off")
+    env.reset(seed=0, options={"dealer": 3, "hands": hands})
+    assert env.agent_selection == "player_0"
+    assert bot.act(env.observe("player_0")) == redbeard_env.action_id("redbeard")
+    # one card short of a sure sweep: elimination risk, no Rödskägg
+    hands[0][-1] = "8C"
+    hands[1][-1] = "9S"
+    env.reset(seed=0, options={"dealer": 3, "hands": hands})
+    assert bot.act(env.observe("player_0")) != redbeard_env.action_id("redbeard")
