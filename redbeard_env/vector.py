@@ -1,0 +1,999 @@
+"""DOCSTRING PLACEHOLDER"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import game as G
+from .cards import (
+    ASK,
+    BID0,
+    FOLD,
+    JOIN,
+    KEEP,
+    LOOK,
+    NO_LOOK,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_RANKS,
+    PASS,
+    REDBEARD,
+    REDBEARD_LEVEL,
+    REDEAL,
+    SKIP,
+    action_name,
+)
+from .observation import (
+    JOIN_STATES,
+    OBS_HIGH,
+    OBS_LOW,
+    OBS_SIZE,
+    OFF,
+    OBS_SLICES,
+    SCORE_BINS,
+    SCORE_SCALE,
+    static_prefix,
+)
+from .rules import HAND_SIZE, MAX_TIED_DUELS, PENALTY, TRICKS_PER_ROUND, Rules, check_num_players, make_rules
+
+# ---------------------------------------------------------------- phase codes
+PHASE_NAMES = ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")
+REDEAL_PH, LOOK_PH, BID_PH, ASK_PH, JOIN_PH, PLAY_PH, DUEL_PH, DONE_PH = range(8)
+assert PHASE_NAMES == G.PHASES
+
+NO_CALL = -2  # ``calls`` value before a seat has called; PASSED (-1) for a pass
+PASSED = -1
+JOIN_PENDING, JOIN_ASKED, JOIN_SKIPPED = range(3)
+
+_SUIT_OF_CARD = (np.arange(NUM_CARDS) // NUM_RANKS).astype(np.int8)
+_FACE = (np.arange(NUM_CARDS) % NUM_RANKS) >= 9  # J Q K A
+_AR6 = np.arange(HAND_SIZE)
+_AR52 = np.arange(NUM_CARDS)
+_LEVELS = np.arange(8)  # bid levels 0..6 and Rödskägg (7); actions BID0 + level
+_LEVEL_TRICKS = np.minimum(_LEVELS, 6)
+
+# action id -> kind: 0 play, 1 bid/pass, 2 join/fold, 3 ask/skip, 4 keep/redeal, 5 look/no_look
+_KIND = np.zeros(NUM_ACTIONS, np.int8)
+_KIND[PASS : REDBEARD + 1] = 1
+_KIND[[JOIN, FOLD]] = 2
+_KIND[[ASK, SKIP]] = 3
+_KIND[[KEEP, REDEAL]] = 4
+_KIND[[LOOK, NO_LOOK]] = 5
+
+# float32 tables that reproduce the reference encoder's float64 arithmetic exactly
+_TRICKS_T = (np.arange(8) / 6.0).astype(np.float32)
+_THROWS_T = np.minimum(np.arange(256) / 3.0, 1.0).astype(np.float32)
+_STOCK_T = (np.arange(NUM_CARDS + 1) / NUM_CARDS).astype(np.float32)
+_TIED_T = (np.arange(MAX_TIED_DUELS + 2) / 10.0).astype(np.float32)
+
+
+class VectorEnv:
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 4,
+        rules: "str | Rules" = "classic",
+        seed: int | None = None,
+        copy: bool = True,
+        **overrides: Any,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        self.rules = make_rules(rules, **overrides)
+        self.num_players = n = check_num_players(num_players, self.rules)
+        self.num_envs = B = int(num_envs)
+        self.copy = bool(copy)
+        self.rng = np.random.default_rng(seed)
+        r = self.rules
+        # rule switches (one Rules for the whole batch)
+        self._redeal_on = r.redeal != "off"
+        self._no_face = r.redeal == "no_face_card"
+        self._challenge = r.redeal == "challenge"
+        self._single = r.auction == "single"
+        self._dealer_must = r.all_pass == "dealer_must_bid"
+        self._bos = r.bid_over_score
+        self._leader_tw = r.leader == "trick_winner"
+        self._exact = r.contract == "exact"
+        self._trickless = r.may_fold == "trickless"
+        self._immediate = r.zero_rule == "immediate"
+        self._bounce = r.zero_rule == "bounce"
+        self._loss = np.float32(-1.0 / (n - 1))
+        # seat tables
+        self._N = np.arange(n)
+        self._D = np.arange(1, n + 1)  # offsets 1..n (n = the base seat itself)
+        self._ROT = (np.arange(n)[:, None] + self._D[None, :]) % n  # ROT[base] = seats from base's left
+        off = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n
+        self._OFFS = np.where(off == 0, n, off)  # OFFS[base, seat] in 1..n
+        self._REL = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # REL[observer, pos] = seat
+        self._POS = off  # POS[observer, seat] = relative position
+        self._arB = np.arange(B)
+        self._prefix = static_prefix(r, n)
+        self.auto_reset = True
+        self._alloc()
+        self._apply_fns = (
+            self._apply_play,
+            self._apply_bid,
+            self._apply_join,
+            self._apply_ask,
+            self._apply_redeal,
+            self._apply_look,
+        )
+
+    # ------------------------------------------------------------------ state
+    def _alloc(self) -> None:
+        B, n = self.num_envs, self.num_players
+        i8, b_ = np.int8, np.bool_
+        self.phase = np.full(B, DONE_PH, i8)
+        self.to_act = np.full(B, -1, i8)
+        self.dealer = np.zeros(B, i8)
+        self.declarer = np.full(B, -1, i8)
+        self.leader = np.full(B, -1, i8)
+        self.high_level = np.full(B, -1, i8)
+        self.thrower = np.full(B, -1, i8)
+        self.tricks_done = np.zeros(B, i8)
+        self.join_state = np.zeros(B, i8)
+        self.redeals_open = np.zeros(B, b_)
+        self.reshuffled = np.zeros(B, b_)
+        self.in_duel = np.zeros(B, b_)
+        self.tied_duels = np.zeros(B, np.int16)
+        self.rounds_played = np.zeros(B, np.int32)
+        self.stock_pos = np.zeros(B, i8)
+        self.stock_len = np.zeros(B, i8)
+        self.trick_len = np.zeros(B, i8)
+        self.trick_led = np.full(B, -1, i8)
+        self.trick_best = np.full(B, -1, i8)
+        self.trick_win = np.full(B, -1, i8)
+        self.winner = np.full(B, -1, i8)
+        self.terminated = np.zeros(B, b_)
+        self.truncated = np.zeros(B, b_)
+        # per seat
+        self.scores = np.zeros((B, n), np.int32)
+        self.active = np.zeros((B, n), b_)
+        self.in_round = np.zeros((B, n), b_)
+        self.tricks = np.zeros((B, n), i8)
+        self.calls = np.full((B, n), NO_CALL, i8)
+        self.joiner = np.zeros((B, n), b_)
+        self.bounced = np.zeros((B, n), b_)
+        self.throws = np.zeros((B, n), np.int16)
+        self.trick_played = np.zeros((B, n), b_)
+        self.voids = np.zeros((B, n, 4), b_)
+        # cards
+        self.hands = np.zeros((B, n, NUM_CARDS), b_)
+        self.seen = np.zeros((B, n, NUM_CARDS), b_)
+        self.played = np.zeros((B, NUM_CARDS), b_)
+        self.trick_cards = np.zeros((B, NUM_CARDS), b_)
+        self.thrown = np.zeros((B, NUM_CARDS), b_)
+        self.thrown_hand = np.zeros((B, NUM_CARDS), b_)
+        self.deck = np.zeros((B, NUM_CARDS), i8)  # stock = deck[stock_pos : stock_pos + stock_len]
+        self.rank = np.zeros((B, NUM_CARDS), i8)  # reshuffle key of each card
+        # queued decks (reset(decks=...) / load_games): dq_deck[b, q] for q < dq_len[b]
+        self.dq_deck = np.zeros((B, 0, NUM_CARDS), i8)
+        self.dq_rank = np.zeros((B, 0, NUM_CARDS), i8)
+        self.dq_pos = np.zeros(B, np.int32)
+        self.dq_len = np.zeros(B, np.int32)
+        # per-step outputs
+        self.rewards = np.zeros((B, n), np.float32)
+        self.eliminated = np.zeros((B, n), b_)
+        self.r_over = np.zeros(B, b_)
+        self.r_declarer = np.full(B, -1, i8)
+        self.r_bid = np.full(B, -1, i8)
+        self.r_made = np.zeros(B, b_)
+        self.r_tricks = np.zeros((B, n), i8)
+        self.r_joiner = np.zeros((B, n), b_)
+        self.r_folded = np.zeros((B, n), b_)
+        self._obs = np.tile(self._prefix, (B, 1))
+        self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
+
+    # ------------------------------------------------------------------ seat helpers
+    def _next_seat(self, base: np.ndarray, flags: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+        """First seat clockwise from ``base``'s left (``base`` itself last) whose flag is
+        set, searching offsets ``>= start`` (1..n); -1 if none. base [k], flags [k, n]."""
+        rot = self._ROT[base]
+        f = np.take_along_axis(flags, rot, 1)
+        if start is not None:
+            f &= self._D >= start[:, None]
+        j = f.argmax(1)
+        k = np.arange(len(base))
+        return np.where(f[k, j], rot[k, j], -1)
+
+    # ------------------------------------------------------------------ dealing
+    def _draw_decks(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        k = len(idx)
+        deck = np.empty((k, NUM_CARDS), np.int8)
+        rank = np.empty((k, NUM_CARDS), np.int8)
+        qp = self.dq_pos[idx]
+        useq = qp < self.dq_len[idx]
+        if useq.any():
+            qi = idx[useq]
+            deck[useq] = self.dq_deck[qi, qp[useq]]
+            rank[useq] = self.dq_rank[qi, qp[useq]]
+            self.dq_pos[qi] += 1
+        m = int(k - useq.sum())
+        if m:
+            base = np.tile(_AR52.astype(np.int8), (m, 1))
+            deck[~useq] = self.rng.permuted(base, axis=1)
+            rank[~useq] = self.rng.permuted(base, axis=1)
+        return deck, rank
+
+    def _deal(self, idx: np.ndarray, flags: np.ndarray) -> None:
+        """A fresh deck: 6 cards to each flagged seat from the dealer's left."""
+        deck, rank = self._draw_decks(idx)
+        rot = self._ROT[self.dealer[idx]]
+        fo = np.take_along_axis(flags, rot, 1)
+        pos = np.cumsum(fo, 1) - 1
+        r, c = np.nonzero(fo)
+        seats = rot[r, c]
+        cards = deck[r[:, None], pos[r, c][:, None] * HAND_SIZE + _AR6]
+        self.hands[idx] = False
+        self.hands[idx[r][:, None], seats[:, None], cards] = True
+        nd = fo.sum(1) * HAND_SIZE
+        self.deck[idx] = deck
+        self.rank[idx] = rank
+        self.stock_pos[idx] = nd
+        self.stock_len[idx] = NUM_CARDS - nd
+        self.thrown[idx] = False
+        self._clear_trick(idx)
+        self.played[idx] = False
+        self.tricks[idx] = 0
+        self.tricks_done[idx] = 0
+        self.voids[idx] = False
+
+    def _clear_trick(self, idx: np.ndarray) -> None:
+        self.trick_cards[idx] = False
+        self.trick_played[idx] = False
+        self.trick_len[idx] = 0
+        self.trick_led[idx] = -1
+        self.trick_best[idx] = -1
+        self.trick_win[idx] = -1
+
+    def _draw_hand(self, idx: np.ndarray, seat: np.ndarray) -> None:
+        if not len(idx):
+            return
+        short = self.stock_len[idx] < HAND_SIZE
+        if short.any():
+            self._reshuffle(idx[short])
+        pos = self.stock_pos[idx].astype(np.intp)
+        cards = self.deck[idx[:, None], pos[:, None] + _AR6]
+        self.hands[idx[:, None], seat[:, None], cards] = True
+        self.stock_pos[idx] += HAND_SIZE
+        self.stock_len[idx] -= HAND_SIZE
+
+    def _reshuffle(self, idx: np.ndarray) -> None:
+        """Thrown-in hands, ordered by the deal's reshuffle rank, go under the stock."""
+        k = len(idx)
+        pos = self.stock_pos[idx].astype(np.intp)
+        ln = self.stock_len[idx].astype(np.intp)
+        key = np.full((k, NUM_CARDS), 10_000, np.int32)
+        inst = (_AR52 >= pos[:, None]) & (_AR52 < (pos + ln)[:, None])
+        r, c = np.nonzero(inst)
+        key[r, self.deck[idx[r], c]] = c - pos[r]
+        th = self.thrown[idx]
+        key = np.where(th, 100 + self.rank[idx].astype(np.int32), key)
+        self.deck[idx] = np.argsort(key, 1, kind="stable").astype(np.int8)
+        self.stock_pos[idx] = 0
+        self.stock_len[idx] = ln + th.sum(1)
+        self.thrown[idx] = False
+        self.redeals_open[idx] = False
+        self.reshuffled[idx] = True
+
+    # ------------------------------------------------------------------ game / round start
+    def _new_game(self, idx: np.ndarray, dealer=None, scores=None) -> None:
+        k = len(idx)
+        n = self.num_players
+        self.dealer[idx] = self.rng.integers(n, size=k) if dealer is None else dealer
+        self.scores[idx] = self.rules.start_score if scores is None else scores
+        self.active[idx] = True
+        self.rounds_played[idx] = 0
+        self.tied_duels[idx] = 0
+        self.winner[idx] = -1
+        self.terminated[idx] = False
+        self.truncated[idx] = False
+        self.leader[idx] = -1
+        self._start_round(idx)
+
+    def _start_round(self, idx: np.ndarray) -> None:
+        if not len(idx):
+            return
+        act = self.active[idx]
+        self._deal(idx, act)
+        self.in_round[idx] = act
+        self.redeals_open[idx] = self._redeal_on
+        self.reshuffled[idx] = False
+        self.throws[idx] = 0
+        self.seen[idx] = False
+        self.calls[idx] = NO_CALL
+        self.high_level[idx] = -1
+        self.declarer[idx] = -1
+        self.join_state[idx] = JOIN_PENDING
+        self.joiner[idx] = False
+        self.bounced[idx] = False
+        self.in_duel[idx] = False
+        self.thrower[idx] = -1
+        self.thrown_hand[idx] = False
+        self._next_redeal(idx, np.ones(len(idx), np.intp))
+
+    # ------------------------------------------------------------------ redeal and look
+    def _next_redeal(self, idx: np.ndarray, start: np.ndarray) -> None:
+        """The next seat (offset >= start from the dealer) that may throw in, or the auction."""
+        if not len(idx):
+            return
+        if not self._redeal_on:
+            self._start_auction(idx)
+            return
+        cand = self.active[idx] & self.redeals_open[idx][:, None]
+        if self._no_face:
+            h = self.hands[idx].reshape(len(idx), self.num_players, 4, NUM_RANKS)
+            cand &= ~h[..., 9:].any((2, 3))
+        nxt = self._next_seat(self.dealer[idx], cand, start)
+        found = nxt >= 0
+        fi = idx[found]
+        self.phase[fi] = REDEAL_PH
+        self.to_act[fi] = nxt[found]
+        self._start_auction(idx[~found])
+
+    def _apply_redeal(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
+        keep = a == KEEP
+        ki = idx[keep]
+        self._next_redeal(ki, self._OFFS[self.dealer[ki], seat[keep]] + 1)
+        ri, rs = idx[~keep], seat[~keep]
+        if not len(ri):
+            return
+        h = self.hands[ri, rs]
+        self.thrown_hand[ri] = h
+        self.thrown[ri] |= h
+        self.seen[ri, rs] |= h
+        self.hands[ri, rs] = False
+        self.throws[ri, rs] += 1
+        if self._challenge:
+            self.thrower[ri] = rs
+            flags = self.active[ri]
+            flags[np.arange(len(ri)), rs] = False
+            self.to_act[ri] = self._next_seat(rs, flags)
+            self.phase[ri] = LOOK_PH
+        else:
+            self._draw_hand(ri, rs)
+            self._next_redeal(ri, self._OFFS[self.dealer[ri], rs])
+
+    def _apply_look(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
+        look = a == LOOK
+        li, ls = idx[look], seat[look]
+        if len(li):
+            th = self.thrown_hand[li]
+            self.seen[li, ls] |= th
+            face = (th & _FACE).any(1)
+            loser = np.where(face, self.thrower[li], ls)
+            ended = self._add_score(li, loser, PENALTY)
+            self._finish_look(li[~ended])
+        ni, ns = idx[~look], seat[~look]
+        if len(ni):
+            th = self.thrower[ni]
+            flags = self.active[ni]
+            flags[np.arange(len(ni)), th] = False
+            nxt = self._next_seat(th, flags, self._OFFS[th, ns] + 1)
+            has = nxt >= 0
+            self.to_act[ni[has]] = nxt[has]
+            self._finish_look(ni[~has])
+
+    def _finish_look(self, idx: np.ndarray) -> None:
+        if not len(idx):
+            return
+        th = self.thrower[idx].copy()
+        self.thrower[idx] = -1
+        self.thrown_hand[idx] = False
+        self._draw_hand(idx, th)
+        self._next_redeal(idx, self._OFFS[self.dealer[idx], th])
+
+    # ------------------------------------------------------------------ auction
+    def _start_auction(self, idx: np.ndarray) -> None:
+        if not len(idx):
+            return
+        self.phase[idx] = BID_PH
+        self.to_act[idx] = self._next_seat(self.dealer[idx], self.active[idx])
+
+    def _apply_bid(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
+        passed = a == PASS
+        level = np.where(a == REDBEARD, REDBEARD_LEVEL, a - BID0).astype(np.int8)
+        self.calls[idx, seat] = np.where(passed, PASSED, level)
+        bid = ~passed
+        bi = idx[bid]
+        self.high_level[bi] = level[bid]
+        self.declarer[bi] = seat[bid]
+        if self._bos == "penalty":
+            over = bid & (_LEVEL_TRICKS[level] > self.scores[idx, seat])
+            if over.any():
+                alive = np.ones(len(idx), bool)
+                alive[over] = ~self._add_score(idx[over], seat[over], PENALTY)
+                idx, seat = idx[alive], seat[alive]
+        if self._single:
+            last = seat == self.dealer[idx]
+            self._end_auction(idx[last])
+            ni = idx[~last]
+            self.to_act[ni] = self._next_seat(seat[~last], self.active[ni])
+        else:
+            waiting = self.active[idx] & (self.calls[idx] != PASSED)
+            waiting &= self._N != self.declarer[idx][:, None]
+            nxt = self._next_seat(seat, waiting)
+            has = nxt >= 0
+            self.to_act[idx[has]] = nxt[has]
+            self._end_auction(idx[~has])
+
+    def _end_auction(self, idx: np.ndarray) -> None:
+        if not len(idx):
+            return
+        d = self.declarer[idx]
+        none = d < 0
+        self._score_round(idx[none])
+        di = idx[~none]
+        self.leader[di] = d[~none]
+        self._start_trick(di)
+
+    # ------------------------------------------------------------------ play, ask, join
+    def _start_trick(self, idx: np.ndarray) -> None:
+        if not len(idx):
+            return
+        ja = self.rules.join_at
+        if ja > 0:
+            j = (~self.in_duel[idx]) & (self.join_state[idx] == JOIN_PENDING)
+            j &= self.tricks_done[idx] == TRICKS_PER_ROUND - ja
+            if j.any():
+                ji = idx[j]
+                idx = idx[~j]
+                if self.rules.ask_optional:
+                    self.phase[ji] = ASK_PH
+                    self.to_act[ji] = self.declarer[ji]
+                else:
+                    self._ask_join(ji)
+                if not len(idx):
+                    return
+        lead = self.leader[idx]
+        out = ~self.in_round[idx, lead]
+        if out.any():
+            oi = idx[out]
+            self.leader[oi] = self._next_seat(lead[out], self.in_round[oi])
+        self._clear_trick(idx)
+        self.phase[idx] = np.where(self.in_duel[idx], DUEL_PH, PLAY_PH)
+        self.to_act[idx] = self.leader[idx]
+
+    def _apply_ask(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
+        ask = a == ASK
+        self._ask_join(idx[ask])
+        si, ss = idx[~ask], seat[~ask]
+        if len(si):
+            self.join_state[si] = JOIN_SKIPPED
+            ended = self._add_score(si, ss, self.rules.forget_penalty)
+            self._start_trick(si[~ended])
+
+    def _ask_join(self, idx: np.ndarray) -> None:
+        if not len(idx):
+            return
+        self.join_state[idx] = JOIN_ASKED
+        self._next_join(idx, np.ones(len(idx), np.intp))
+
+    def _may_fold(self, idx: np.ndarray) -> np.ndarray:
+        if self._trickless:
+            mf = self.tricks[idx] == 0
+        else:
+            mf = np.ones((len(idx), self.num_players), bool)
+        if self.rules.one_point_must_join:
+            mf &= self.scores[idx] != 1
+        return mf
+
+    def _next_join(self, idx: np.ndarray, start: np.ndarray) -> None:
+        """Resolve the join queue from offset ``start`` (from the declarer): players who
+        may not fold are in automatically; stop at the first one with a real choice."""
+        if not len(idx):
+            return
+        k = len(idx)
+        d = self.declarer[idx]
+        rot = self._ROT[d]
+        elig = np.take_along_axis(self.in_round[idx], rot, 1)
+        elig[:, -1] = False  # the declarer (offset n)
+        elig &= self._D >= start[:, None]
+        mf = np.take_along_axis(self._may_fold(idx), rot, 1)
+        stop = elig & mf
+        j = stop.argmax(1)
+        found = stop[np.arange(k), j]
+        limit = np.where(found, j, self.num_players)
+        auto = elig & ~mf & (self._N < limit[:, None])
+        if auto.any():
+            r, c = np.nonzero(auto)
+            gi, s = idx[r], rot[r, c]
+            self.joiner[gi, s] = self.tricks[gi, s] == 0
+        fi = idx[found]
+        self.phase[fi] = JOIN_PH
+        self.to_act[fi] = rot[found, j[found]]
+        self._start_trick(idx[~found])
+
+    def _apply_join(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
+        join = a == JOIN
+        ji, js = idx[join], seat[join]
+        self.joiner[ji, js] = self.tricks[ji, js] == 0
+        fo = ~join
+        self.in_round[idx[fo], seat[fo]] = False
+        self._next_join(idx, self._OFFS[self.declarer[idx], seat] + 1)
+
+    def _apply_play(self, idx: np.ndarray, seat: np.ndarray, card: np.ndarray) -> None:
+        suit = _SUIT_OF_CARD[card]
+        tl = self.trick_len[idx]
+        first = tl == 0
+        led = np.where(first, suit, self.trick_led[idx])
+        off = suit != led
+        if off.any():
+            self.voids[idx[off], seat[off], led[off]] = True
+        self.hands[idx, seat, card] = False
+        self.trick_cards[idx, card] = True
+        self.trick_played[idx, seat] = True
+        best = self.trick_best[idx]
+        better = first | ((suit == led) & (card > best))
+        self.trick_led[idx] = led
+        self.trick_best[idx] = np.where(better, card, best)
+        self.trick_win[idx] = np.where(better, seat, self.trick_win[idx])
+        tl = tl + 1
+        self.trick_len[idx] = tl
+        inr = self.in_round[idx]
+        done = tl >= inr.sum(1)
+        nd = ~done
+        if nd.all():
+            self.to_act[idx] = self._next_seat(seat, inr)
+            return
+        self.to_act[idx[nd]] = self._next_seat(seat[nd], inr[nd])
+        self._complete_trick(idx[done])
+
+    def _complete_trick(self, idx: np.ndarray) -> None:
+        w = self.trick_win[idx]
+        self.played[idx] |= self.trick_cards[idx]
+        self.tricks[idx, w] += 1
+        self.tricks_done[idx] += 1
+        duel = self.in_duel[idx]
+        if not duel.all():
+            p = ~duel
+            pi, pw = idx[p], w[p]
+            value = np.where(self.joiner[pi, pw], self.rules.joiner_trick_value, 1)
+            ended = self._take_trick_points(pi, pw, value)
+            if ended.any():
+                alive = np.ones(len(idx), bool)
+                alive[np.flatnonzero(p)[ended]] = False
+                idx, w, duel = idx[alive], w[alive], duel[alive]
+        if self._leader_tw:
+            self.leader[idx] = w
+        else:
+            self.leader[idx[duel]] = w[duel]
+        more = self.tricks_done[idx] < TRICKS_PER_ROUND
+        self._start_trick(idx[more])
+        self._end_duel(idx[~more & duel])
+        self._score_round(idx[~more & ~duel])
+
+    # ------------------------------------------------------------------ scores
+    def _add_score(self, idx: np.ndarray, seat: np.ndarray, delta) -> np.ndarray:
+        """Add to running scores; under ``immediate`` a score that becomes 0 ends the game.
+        Returns bool [k]: that game ended."""
+        self.scores[idx, seat] += delta
+        if self._immediate:
+            hit = (self.scores[idx, seat] == 0) & (np.asarray(delta) != 0)
+            if hit.any():
+                self._end_game(idx[hit], seat[hit])
+            return hit
+        return np.zeros(len(idx), bool)
+
+    def _take_trick_points(self, idx: np.ndarray, seat: np.ndarray, value: np.ndarray) -> np.ndarray:
+        if self._bounce:
+            score = self.scores[idx, seat]
+            b = self.bounced[idx, seat]
+            cross = ~b & (score > 0) & (score - value <= 0)
+            delta = np.where(b, value, np.where(cross, value - 2 * score, -value))
+            self.bounced[idx[cross], seat[cross]] = True
+            return self._add_score(idx, seat, delta)
+        return self._add_score(idx, seat, -value)
+
+    def _score_round(self, idx: np.ndarray) -> None:
+        if not len(idx):
+            return
+        r = self.rules
+        k = len(idx)
+        ar = np.arange(k)
+        d = self.declarer[idx]
+        hd = d >= 0
+        dd = np.where(hd, d, 0)
+        level = np.where(hd, self.calls[idx, dd], -1)
+        td = self.tricks[idx, dd]
+        # round records (info)
+        self.r_over[idx] = True
+        self.r_declarer[idx] = d
+        self.r_bid[idx] = level
+        self.r_tricks[idx] = self.tricks[idx]
+        self.r_joiner[idx] = self.joiner[idx]
+        self.r_folded[idx] = self.active[idx] & ~self.in_round[idx]
+        self.rounds_played[idx] += 1
+        rb = hd & (level == REDBEARD_LEVEL)
+        succ = rb & (td == TRICKS_PER_ROUND)
+        need = _LEVEL_TRICKS[np.maximum(level, 0)]
+        made = (td == need) if self._exact else (td >= need)
+        self.r_made[idx] = hd & made
+        if succ.any():
+            if r.redbeard_success == "win":
+                self._end_game(idx[succ], d[succ])
+                keep = ~succ
+                idx, d, hd, dd, level, td, rb, succ, made = (
+                    x[keep] for x in (idx, d, hd, dd, level, td, rb, succ, made)
+                )
+                k = len(idx)
+                ar = np.arange(k)
+                if not k:
+                    return
+            else:
+                self.scores[idx[succ], d[succ]] = 0
+        failed_elim = rb & ~succ if r.redbeard_fail == "eliminate" else np.zeros(k, bool)
+        pen = hd & ~succ & ~failed_elim & ~made
+        self.scores[idx[pen], d[pen]] += PENALTY
+        if r.joiner_fail_penalty or r.zero_trick_penalty:
+            zt = self.in_round[idx] & (self.tricks[idx] == 0) & hd[:, None]
+            add = zt * r.zero_trick_penalty + (zt & self.joiner[idx]) * r.joiner_fail_penalty
+            self.scores[idx] += add.astype(np.int32)
+        if failed_elim.any():
+            self._eliminate(idx[failed_elim], d[failed_elim])
+        act = self.active[idx]
+        on0 = act & (self.scores[idx] == 0)
+        c0 = on0.sum(1)
+        one = c0 == 1
+        if one.any():
+            self._end_game(idx[one], on0[one].argmax(1))
+        many = c0 > 1
+        if many.any():
+            mi = idx[many]
+            self.tied_duels[mi] = 0
+            self.in_round[mi] = on0[many]
+            self._start_duel(mi)
+        rest = c0 == 0
+        idx = idx[rest]
+        if not len(idx):
+            return
+        if r.eliminate_at is not None:
+            act = self.active[idx]
+            sc = self.scores[idx]
+            over = act & (sc >= r.eliminate_at)
+            allover = over.any(1) & (over.sum(1) == act.sum(1))
+            if allover.any():
+                low = np.where(over, sc, np.iinfo(np.int32).max).min(1)
+                over[allover] &= sc[allover] != low[allover][:, None]
+            if over.any():
+                rr, cc = np.nonzero(over)
+                self._eliminate(idx[rr], cc)
+        act = self.active[idx]
+        last = act.sum(1) == 1
+        if last.any():
+            self._end_game(idx[last], act[last].argmax(1))
+        idx = idx[~last]
+        trunc = self.rounds_played[idx] >= r.max_rounds
+        ti = idx[trunc]
+        self.truncated[ti] = True
+        self.phase[ti] = DONE_PH
+        self.to_act[ti] = -1
+        idx = idx[~trunc]
+        if len(idx):
+            self.dealer[idx] = self._next_seat(self.dealer[idx], self.active[idx])
+            self._start_round(idx)
+
+    def _eliminate(self, idx: np.ndarray, seat: np.ndarray) -> None:
+        self.active[idx, seat] = False
+        self.in_round[idx, seat] = False
+        self.eliminated[idx, seat] = True
+        self.rewards[idx, seat] = self._loss
+
+    def _end_game(self, idx: np.ndarray, winner: np.ndarray) -> None:
+        if not len(idx):
+            return
+        self.winner[idx] = winner
+        self.terminated[idx] = True
+        self.phase[idx] = DONE_PH
+        self.to_act[idx] = -1
+        rw = self.rewards[idx]
+        rw[self.active[idx]] = self._loss
+        rw[np.arange(len(idx)), winner] = 1.0
+        self.rewards[idx] = rw
+
+    # ------------------------------------------------------------------ duel
+    def _start_duel(self, idx: np.ndarray) -> None:
+        """A duel among the seats flagged in ``in_round``."""
+        if not len(idx):
+            return
+        flags = self.in_round[idx]
+        self._deal(idx, flags)
+        self.joiner[idx] = False
+        self.bounced[idx] = False
+        self.calls[idx] = NO_CALL
+        self.high_level[idx] = -1
+        self.declarer[idx] = -1
+        self.join_state[idx] = JOIN_PENDING
+        self.leader[idx] = self._next_seat(self.dealer[idx], flags)
+        self.in_duel[idx] = True
+        self._start_trick(idx)
+
+    def _end_duel(self, idx: np.ndarray) -> None:
+        if not len(idx):
+            return
+        t = np.where(self.in_round[idx], self.tricks[idx], -1)
+        best = t == t.max(1)[:, None]
+        one = best.sum(1) == 1
+        self._end_game(idx[one], best[one].argmax(1))
+        idx, best = idx[~one], best[~one]
+        if not len(idx):
+            return
+        self.tied_duels[idx] += 1
+        cap = self.tied_duels[idx] >= MAX_TIED_DUELS
+        self._end_game(idx[cap], best[cap].argmax(1))
+        idx, best = idx[~cap], best[~cap]
+        self.in_round[idx] = best
+        self._start_duel(idx)
+
+    # ------------------------------------------------------------------ masks and observations
+    def _compute_mask(self, mask: np.ndarray) -> None:
+        ar = self._arB
+        ph = self.phase
+        ta = self.to_act
+        mask[:] = 0
+        play = (ph == PLAY_PH) | (ph == DUEL_PH)
+        hand = self.hands[ar, ta]
+        led = np.where(self.trick_len > 0, self.trick_led, -1)
+        follow = hand & (_SUIT_OF_CARD == led[:, None])
+        hasf = follow.any(1)
+        legal = np.where(hasf[:, None], follow, hand) & play[:, None]
+        mask[:, :NUM_CARDS] = legal
+        bid = ph == BID_PH
+        if bid.any():
+            r = self.rules
+            bi = np.flatnonzero(bid)
+            high = self.high_level[bi]
+            forced = np.zeros(len(bi), bool)
+            if self._dealer_must:
+                forced = (ta[bi] == self.dealer[bi]) & (high < 0)
+            lo = np.where(forced, max(r.min_bid, 1), r.min_bid)
+            ok = ((_LEVELS >= lo[:, None]) & (_LEVELS <= r.max_bid)) | (_LEVELS == REDBEARD_LEVEL)
+            ok &= _LEVELS > high[:, None]
+            if self._bos == "forbid":
+                sc = self.scores[bi, ta[bi]]
+                cap = np.where(forced, np.maximum(sc, 1), sc)
+                ok &= _LEVEL_TRICKS <= cap[:, None]
+            mask[bi, BID0 : BID0 + 8] = ok
+            mask[bi, PASS] = ~forced
+        for code, (a1, a2) in (
+            (REDEAL_PH, (KEEP, REDEAL)),
+            (LOOK_PH, (LOOK, NO_LOOK)),
+            (ASK_PH, (ASK, SKIP)),
+            (JOIN_PH, (JOIN, FOLD)),
+        ):
+            m = ph == code
+            mask[:, a1] = m
+            mask[:, a2] = m
+
+    def _encode(self, out: np.ndarray, obsr: np.ndarray) -> None:
+        """Write the observation of seat ``obsr[b]`` of every game into ``out`` [B, D]
+        (whose static prefix must already be in place)."""
+        n = self.num_players
+        ar = self._arB
+        ar1 = ar[:, None]
+        ph = self.phase
+        out[:, OBS_SLICES["phase"]] = 0
+        out[ar, OFF["phase"] + ph.astype(np.intp)] = 1.0
+        out[:, OFF["progress"]] = self.rounds_played / self.rules.max_rounds
+        out[:, OBS_SLICES["hand"]] = self.hands[ar, obsr]
+        out[:, OBS_SLICES["played"]] = self.played
+        out[:, OBS_SLICES["trick"]] = self.trick_cards
+        out[:, OBS_SLICES["seen_thrown"]] = self.seen[ar, obsr]
+        out[:, OBS_SLICES["tricks_done"]] = 0
+        out[ar, OFF["tricks_done"] + self.tricks_done.astype(np.intp)] = 1.0
+        out[:, OBS_SLICES["high_bid"]] = 0
+        out[ar, OFF["high_bid"] + 1 + self.high_level.astype(np.intp)] = 1.0
+        out[:, OBS_SLICES["join_state"]] = 0
+        out[ar, OFF["join_state"] + self.join_state.astype(np.intp)] = 1.0
+        o = OFF["deal_flags"]
+        out[:, o] = self.redeals_open
+        out[:, o + 1] = self.reshuffled
+        out[:, o + 2] = _STOCK_T[self.stock_len]
+        out[:, o + 3] = _TIED_T[np.minimum(self.tied_duels, MAX_TIED_DUELS + 1)]
+        if self._dealer_must:
+            out[:, OFF["me_forced"]] = (
+                (ph == BID_PH) & (self.to_act == obsr) & (obsr == self.dealer) & (self.high_level < 0)
+            )
+        else:
+            out[:, OFF["me_forced"]] = 0
+        rel = self._REL[obsr]  # [B, n] seat at each relative position
+        sc = self.scores[ar1, rel]
+        out[:, OFF["score"] : OFF["score"] + n] = np.clip(sc / SCORE_SCALE, OBS_LOW, OBS_HIGH)
+        o = OFF["score_bin"]
+        out[:, o : o + n * SCORE_BINS] = 0
+        out[ar1, o + self._N * SCORE_BINS + np.clip(sc, -1, 7) + 1] = 1.0
+        for name, arr in (
+            ("active", self.active),
+            ("in_round", self.in_round),
+            ("joiner", self.joiner),
+            ("bounced", self.bounced),
+            ("trick_played", self.trick_played),
+        ):
+            out[:, OFF[name] : OFF[name] + n] = arr[ar1, rel]
+        out[:, OFF["tricks"] : OFF["tricks"] + n] = _TRICKS_T[self.tricks[ar1, rel]]
+        out[:, OFF["throws"] : OFF["throws"] + n] = _THROWS_T[np.minimum(self.throws[ar1, rel], 255)]
+        out[:, OFF["voids"] : OFF["voids"] + 4 * n] = self.voids[ar1, rel].reshape(-1, 4 * n)
+        o = OFF["call"]
+        out[:, o : o + 10 * n] = 0
+        out[ar1, o + self._N * 10 + self.calls[ar1, rel] + 2] = 1.0
+        lead_shown = (ph == PLAY_PH) | (ph == DUEL_PH) | (ph == ASK_PH) | (ph == JOIN_PH)
+        for name, seat in (
+            ("dealer", self.dealer),
+            ("declarer", self.declarer),
+            ("acting", self.to_act),
+            ("leader", np.where(lead_shown, self.leader, -1)),
+            ("trick_winning", np.where(self.trick_len > 0, self.trick_win, -1)),
+            ("thrower", self.thrower),
+        ):
+            o = OFF[name]
+            out[:, o : o + n] = 0
+            v = seat >= 0
+            out[ar[v], o + self._POS[obsr[v], seat[v]]] = 1.0
+
+    # ------------------------------------------------------------------ public API
+    def reset(
+        self,
+        seed: int | None = None,
+        *,
+        dealer=None,
+        scores=None,
+        decks=None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start a new game in every slot; returns ``(obs, mask, seat)``.
+
+        ``seed`` reseeds the batch generator. ``dealer`` (int or int [B]) and ``scores``
+        (int [n] or [B, n]) fix the first dealer and the starting scores. ``decks`` fixes
+        the deals of these games (rounds and duels, in order): an int array [B, K, 52]
+        (each row a deck, top card first) or [B, K, 104] (the deck followed by the order in
+        which thrown-in cards are reshuffled, as the AEC env's ``decks`` option); a row
+        starting with -1 ends that game's list. Deals beyond the list are drawn from the
+        generator; the list is dropped when the game ends.
+        """
+        B, n = self.num_envs, self.num_players
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        idx = self._arB
+        if dealer is not None:
+            dealer = np.broadcast_to(np.asarray(dealer), (B,))
+            if not np.issubdtype(dealer.dtype, np.integer) or ((dealer < 0) | (dealer >= n)).any():
+                raise ValueError(f"reset: dealer must be seats 0..{n - 1}, got {dealer!r:.80}")
+        if scores is not None:
+            scores = np.asarray(scores)
+            if not np.issubdtype(scores.dtype, np.integer) or scores.shape not in ((n,), (B, n)):
+                raise ValueError(f"reset: scores must be ints of shape ({n},) or ({B}, {n}), got {scores!r:.80}")
+        self._set_deck_queue(decks)
+        self._clear_step_outputs()
+        self._new_game(idx, dealer=dealer, scores=scores)
+        return self._observe()
+
+    def _set_deck_queue(self, decks) -> None:
+        B = self.num_envs
+        if decks is None:
+            self.dq_deck = np.zeros((B, 0, NUM_CARDS), np.int8)
+            self.dq_rank = np.zeros((B, 0, NUM_CARDS), np.int8)
+            self.dq_pos[:] = 0
+            self.dq_len[:] = 0
+            return
+        d = np.asarray(decks)
+        if d.ndim != 3 or d.shape[0] != B or d.shape[2] not in (NUM_CARDS, 2 * NUM_CARDS) or not np.issubdtype(
+            d.dtype, np.integer
+        ):
+            raise ValueError(
+                f"reset: decks must be an int array [{B}, K, 52] or [{B}, K, 104], got shape {d.shape}"
+            )
+        present = d[:, :, 0] >= 0
+        # the list of each game ends at its first row starting with -1
+        length = np.where(present.all(1), d.shape[1], (~present).argmax(1))
+        used = np.arange(d.shape[1])[None, :] < length[:, None]
+        rows = d[used]
+        ok = (np.sort(rows[:, :NUM_CARDS], 1) == _AR52).all(1)
+        if d.shape[2] == 2 * NUM_CARDS:
+            ok &= (np.sort(rows[:, NUM_CARDS:], 1) == _AR52).all(1)
+        if not ok.all():
+            b, q = np.argwhere(used)[np.flatnonzero(~ok)[0]]
+            raise ValueError(f"reset: decks[{b}, {q}] is not a permutation of the 52 card ids (twice for 104)")
+        deck = np.where(used[:, :, None], d[:, :, :NUM_CARDS], 0).astype(np.int8)
+        if d.shape[2] == 2 * NUM_CARDS:
+            order = np.where(used[:, :, None], d[:, :, NUM_CARDS:], _AR52).astype(np.intp)
+            rank = np.empty_like(order)
+            np.put_along_axis(rank, order, np.broadcast_to(_AR52, order.shape), 2)
+        else:  # like a scripted deck in game.py: thrown-in cards come back in card-id order
+            rank = np.broadcast_to(_AR52, deck.shape)
+        self.dq_deck = deck
+        self.dq_rank = np.ascontiguousarray(rank, dtype=np.int8)
+        self.dq_pos[:] = 0
+        self.dq_len[:] = length
+
+    def _clear_step_outputs(self) -> None:
+        self.rewards[:] = 0
+        self.eliminated[:] = False
+        self.r_over[:] = False
+        self.r_declarer[:] = -1
+        self.r_bid[:] = -1
+        self.r_made[:] = False
+
+    def _observe(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        seat = self.to_act.astype(np.int64)
+        self._encode(self._obs, self.to_act)
+        self._compute_mask(self._mask)
+        if self.copy:
+            return self._obs.copy(), self._mask.copy(), seat
+        return self._obs, self._mask, seat
+
+    def _check_actions(self, actions) -> np.ndarray:
+        B = self.num_envs
+        a = np.asarray(actions)
+        if a.shape != (B,) or not (np.issubdtype(a.dtype, np.integer)):
+            raise ValueError(f"actions must be an int array of shape ({B},), got {a.dtype} {a.shape}")
+        a = a.astype(np.intp, copy=False)
+        inrange = (a >= 0) & (a < NUM_ACTIONS)
+        legal = inrange & (self._mask[self._arB, np.where(inrange, a, 0)] == 1)
+        if not legal.all():
+            b = int(np.flatnonzero(~legal)[0])
+            ph = PHASE_NAMES[self.phase[b]]
+            name = action_name(int(a[b])) if inrange[b] else repr(int(a[b]))
+            allowed = ", ".join(action_name(int(x)) for x in np.flatnonzero(self._mask[b]))
+            raise ValueError(
+                f"game {b}: illegal action {name} (id {int(a[b])}) in phase {ph!r} for seat "
+                f"{int(self.to_act[b])}; legal: {allowed}"
+            )
+        return a
+
+    def step(self, actions):
+        """Advance every game by one decision of its acting seat. Returns
+        ``obs, mask, seat, rewards, terminated, truncated, info`` (see the module doc)."""
+        a = self._check_actions(actions)
+        self._clear_step_outputs()
+        seat = self.to_act.astype(np.intp)
+        kind = _KIND[a]
+        counts = np.bincount(kind, minlength=6)
+        if counts[0] == self.num_envs:
+            self._apply_play(self._arB, seat, a)
+        else:
+            order = np.argsort(kind, kind="stable")
+            ends = np.cumsum(counts)
+            for kd, apply in enumerate(self._apply_fns):
+                if counts[kd]:
+                    ix = order[ends[kd] - counts[kd] : ends[kd]]
+                    apply(ix, seat[ix], a[ix])
+        return self._finish_step()
+
+    def _finish_step(self):
+        terminated = self.terminated.copy()
+        truncated = self.truncated.copy()
+        info = {
+            "score": self.scores.copy(),
+            "winner": np.where(terminated, self.winner, -1).astype(np.int8),
+            "rounds": self.rounds_played.copy(),
+            "round_over": self.r_over.copy(),
+            "round_declarer": self.r_declarer.copy(),
+            "round_bid": self.r_bid.copy(),
+            "round_made": self.r_made.copy(),
+            "round_tricks": self.r_tricks.copy(),
+            "round_joiner": self.r_joiner.copy(),
+            "round_folded": self.r_folded.copy(),
+            "eliminated": self.eliminated.copy(),
+        }
+        rewards = self.rewards.copy()
+        done = np.flatnonzero(terminated | truncated)
+        if len(done) and self.auto_reset:
+            self.dq_len[done] = 0
+            self._new_game(done)
+        info["final_score"] = info["score"]
+        info["round_score"] = info["score"]
+        info["phase"] = self.phase.copy()
+        obs, mask, seat = self._observe()
+        return obs, mask, seat, rewards, terminated, truncated, info
+
+
+# ---------------------------------------------------------------- helpers
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask`` (int8/bool [B, 69]); rows
+    without a legal action get 0."""
+    m = mask.astype(bool, copy=False)
+    count = m.sum(1)
+    pick = (rng.random(len(m)) * count).astype(np.int64)
+    cum = np.cumsum(m, 1, dtype=np.int16)
+    return (cum > pick[:, None]).argmax(1)
