@@ -126,7 +126,7 @@ class HeuristicAgent(Agent):
         ):
             rows = np.flatnonzero(view.phase == PHASE[name])
             if len(rows):
-                model = CardModel(view.rows(rows), rules, n)
+                model = CardModel(view if len(rows) == len(view) else view.rows(rows), rules, n)
                 out[rows] = fn(model, legal[rows], rules)
         missing = out < 0
         if missing.any():  # a phase without a rule: fall back to the first legal action
@@ -140,8 +140,7 @@ class HeuristicAgent(Agent):
     def value_of_score(self, final: np.ndarray, rules: Rules) -> np.ndarray:
         """Utility of ending a round on ``final`` (no win): minus the distance to 0."""
         f = np.asarray(final, dtype=np.float64)
-        u = np.where(f >= 0, -f, f - self.neg_extra)
-        u = np.where(f == 0, self.win_value, u)
+        u = np.where(f > 0, -f, np.where(f == 0, self.win_value, f - self.neg_extra))
         if rules.eliminate_at is not None:
             u = np.where(f >= rules.eliminate_at, -self.elim_value, u)
         return u
@@ -157,49 +156,47 @@ class HeuristicAgent(Agent):
         declarer_level: np.ndarray,
         zero_trick: bool = True,
     ) -> np.ndarray:
-        """float [B, K]: utility of taking k = 0..7 more tricks this round, from running
+        """float [..., K]: utility of taking k = 0..7 more tricks this round, from running
         ``score`` with ``tricks`` taken. ``declarer_level`` is the player's own bid level
-        when it is the declarer, else -1."""
-        B = len(score)
-        s = np.asarray(score, dtype=np.int64).copy()
-        bnc = np.asarray(bounced, dtype=bool).copy()
-        joiner = np.asarray(joiner, dtype=bool)
-        level = np.asarray(declarer_level)
-        value = np.where(joiner, rules.joiner_trick_value, 1)
-        won_now = np.zeros(B, dtype=bool)
-        table = np.empty((B, K))
-        is_decl = level >= 0
-        is_rb = level == 7
-        need = np.minimum(level, TRICKS_PER_ROUND)
-        for k in range(K):
-            if k > 0:  # one more trick
-                if rules.zero_rule == "bounce":
-                    crossing = ~bnc & (s > 0) & (s - value <= 0)
-                    s = np.where(bnc, s + value, np.where(crossing, value - s, s - value))
-                    bnc = bnc | crossing
-                else:
-                    s = s - value
-                    if rules.zero_rule == "immediate":
-                        won_now |= s == 0
-            total = tricks + k
-            final = s.copy()
-            if rules.contract == "exact":
-                made = total == need
-            else:
-                made = total >= need
-            final = final + np.where(is_decl & ~is_rb & ~made, PENALTY, 0)
-            rb_made = is_rb & (total == TRICKS_PER_ROUND)
-            rb_fail = is_rb & ~rb_made
-            if rules.redbeard_fail == "contract":
-                final = final + np.where(rb_fail, PENALTY, 0)
-            final = final + np.where(joiner & (total == 0), rules.joiner_fail_penalty, 0)
-            if zero_trick:
-                final = final + np.where(total == 0, rules.zero_trick_penalty, 0)
-            u = self.value_of_score(final, rules)
-            u = np.where(won_now | rb_made, self.win_value, u)
-            if rules.redbeard_fail == "eliminate":
-                u = np.where(rb_fail, -self.elim_value, u)
-            table[:, k] = u
+        when it is the declarer, else -1. Inputs broadcast against each other."""
+        score, tricks, joiner, bounced, level = np.broadcast_arrays(
+            np.asarray(score, dtype=np.int64), np.asarray(tricks, dtype=np.int64),
+            np.asarray(joiner, dtype=bool), np.asarray(bounced, dtype=bool), np.asarray(declarer_level),
+        )
+        k = np.arange(K)
+        s0 = score[..., None]
+        v = np.where(joiner, rules.joiner_trick_value, 1)[..., None]
+        won_now = np.zeros(s0.shape[:-1] + (K,), dtype=bool)
+        falling = s0 - v * k
+        if rules.zero_rule == "bounce":
+            # a score that reaches 0 from above turns round: tricks after that add
+            bnc = bounced[..., None]
+            cross = -(-s0 // v)  # the trick that reaches or passes 0 (s0 > 0)
+            before = s0 - v * (cross - 1)  # score just before it
+            after = (v - before) + v * (k - cross)
+            s = np.where(bnc, s0 + v * k, np.where((s0 > 0) & (k >= cross), after, falling))
+        else:
+            s = falling
+            if rules.zero_rule == "immediate":
+                won_now = (s0 > 0) & (s0 % v == 0) & (s0 // v <= k)
+        total = tricks[..., None] + k
+        lv = level[..., None]
+        is_decl = lv >= 0
+        is_rb = lv == 7
+        need = np.minimum(lv, TRICKS_PER_ROUND)
+        made = (total == need) if rules.contract == "exact" else (total >= need)
+        final = s + np.where(is_decl & ~is_rb & ~made, PENALTY, 0)
+        rb_made = is_rb & (total == TRICKS_PER_ROUND)
+        rb_fail = is_rb & ~rb_made
+        if rules.redbeard_fail == "contract":
+            final = final + np.where(rb_fail, PENALTY, 0)
+        final = final + np.where(joiner[..., None] & (total == 0), rules.joiner_fail_penalty, 0)
+        if zero_trick and rules.zero_trick_penalty:
+            final = final + np.where(total == 0, rules.zero_trick_penalty, 0)
+        table = self.value_of_score(final, rules)
+        table = np.where(won_now | rb_made, self.win_value, table)
+        if rules.redbeard_fail == "eliminate":
+            table = np.where(rb_fail, -self.elim_value, table)
         return table
 
     def my_table(self, model: CardModel, rules: Rules, *, joiner=None, offset=0, zero_trick=True) -> np.ndarray:
@@ -318,24 +315,19 @@ class HeuristicAgent(Agent):
             joint = nxt
         values = np.full((B, 69), -np.inf)
         values[:, PASS] = u_pass + self.bid_margin
+        levels = np.arange(8)
+        over = PENALTY if rules.bid_over_score == "penalty" else 0
+        offset = np.where(np.minimum(levels, 6)[None, :] > score[:, None], over, 0)  # [B, 8]
+        tables = self.outcome_table(rules, score[:, None] + offset, 0, joiner=False,
+                                    bounced=sub.bounced[:, :1], declarer_level=levels[None, :])  # [B, 8, K]
+        dist = np.zeros((B, 8, 7))
+        dist[:, :6] = np.einsum("bxy,kxyt->bkt", joint, _AIM[:6])
         all_win = np.prod(np.where(valid, p_decl, 1.0), axis=1)
-        for level in range(8):
-            action = REDBEARD if level == 7 else BID0 + level
-            ok = legal[:, action]
-            if not ok.any():
-                continue
-            over = PENALTY if rules.bid_over_score == "penalty" else 0
-            offset = np.where(np.minimum(level, 6) > score, over, 0)
-            table = self.outcome_table(rules, score + offset, np.zeros(B, int), joiner=zeros,
-                                       bounced=sub.bounced[:, 0], declarer_level=np.full(B, level))
-            if level >= 6:  # all six: no timing helps
-                dist = np.zeros((B, 7))
-                dist[:, 6] = all_win
-                dist[:, 5] = 1 - all_win  # (any failure; the exact count hardly matters)
-            else:
-                dist = np.einsum("bxy,xyt->bt", joint, _AIM[level])
-            u = (dist * table[:, :7]).sum(1) - 1e-6 * level
-            values[:, action] = np.where(ok, u, -np.inf)
+        dist[:, 6:, 6] = all_win[:, None]  # six tricks: no timing helps
+        dist[:, 6:, 5] = 1 - all_win[:, None]  # (any failure; the exact count hardly matters)
+        u = (dist * tables[:, :, :7]).sum(2) - 1e-6 * levels[None, :]
+        values[:, BID0:BID0 + 7] = u[:, :7]
+        values[:, REDBEARD] = u[:, 7]
         values = np.where(legal, values, -np.inf)
         return values.argmax(1)
 
