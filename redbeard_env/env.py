@@ -60,13 +60,25 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from . import game as G
-from .cards import NUM_ACTIONS, NUM_CARDS, card_name, parse_cards
+from .cards import NUM_ACTIONS, NUM_CARDS, action_name, card_name, parse_cards
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode, static_prefix
 from .render import render_text
 from .rules import HAND_SIZE, Rules, check_num_players, make_rules
 
 REWARD_MODES = ("win",)
 OPTION_KEYS = ("dealer", "scores", "hands", "stock", "decks")
+
+
+def _action_text(action) -> str:
+    """``play:AS (id 51)`` for a valid id, else the value's repr (for error messages)."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS:
+        return f"{action_name(int(action))} (id {int(action)})"
+    return repr(action)
+
+
+def _is_list(value) -> bool:
+    """A list-like option value (not a string, number or mapping)."""
+    return isinstance(value, (list, tuple, np.ndarray))
 
 
 def env(num_players: int = 4, rules: "str | Rules" = "classic", render_mode: str | None = None, **kwargs):
@@ -149,7 +161,7 @@ class raw_env(AECEnv):
             dealer = int(self._rng.integers(n))
         scores = options.get("scores")
         if scores is not None:
-            if isinstance(scores, (str, bytes)) or len(scores) != n or not all(
+            if not _is_list(scores) or len(scores) != n or not all(
                 isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in scores
             ):
                 raise ValueError(f"reset option 'scores' must be a list of {n} ints (one per seat), got {scores!r}")
@@ -158,6 +170,8 @@ class raw_env(AECEnv):
         if "decks" in options:
             if "hands" in options or "stock" in options:
                 raise ValueError("reset option 'decks' cannot be combined with 'hands' or 'stock'")
+            if not _is_list(options["decks"]):
+                raise ValueError(f"reset option 'decks' must be a list of decks, got {options['decks']!r:.80}")
             for i, deck in enumerate(options["decks"]):
                 decks.append(self._parse_deck(deck, f"decks[{i}]"))
         elif "hands" in options or "stock" in options:
@@ -166,7 +180,7 @@ class raw_env(AECEnv):
 
     @staticmethod
     def _parse_deck(deck, what):
-        if isinstance(deck, (str, bytes)) or len(deck) not in (NUM_CARDS, 2 * NUM_CARDS):
+        if not _is_list(deck) or len(deck) not in (NUM_CARDS, 2 * NUM_CARDS):
             raise ValueError(f"{what} must list the 52 cards (optionally followed by 52 more), got {deck!r:.80}")
         cards = parse_cards(deck[:NUM_CARDS], what)
         rank = None
@@ -178,6 +192,8 @@ class raw_env(AECEnv):
 
     def _first_deck(self, hands, stock, dealer):
         n = self.num_players
+        if not _is_list(stock):
+            raise ValueError(f"reset option 'stock' must be a list of cards, got {stock!r}")
         stock_ids = parse_cards(stock, "reset option 'stock'")
         if len(stock_ids) > NUM_CARDS - HAND_SIZE * n:
             raise ValueError(
@@ -187,9 +203,11 @@ class raw_env(AECEnv):
         order = [(dealer + k) % n for k in range(1, n + 1)]  # dealing order
         hand_ids: list[list[int]] = []
         if hands is not None:
-            if isinstance(hands, (str, bytes)) or len(hands) != n:
+            if not _is_list(hands) or len(hands) != n:
                 raise ValueError(f"reset option 'hands' must hold one hand per seat ({n}), got {hands!r}")
             for seat, hand in enumerate(hands):
+                if not _is_list(hand):
+                    raise ValueError(f"reset option 'hands'[{seat}] must be a list of cards, got {hand!r}")
                 ids = parse_cards(hand, f"reset option 'hands'[{seat}]")
                 if len(ids) != HAND_SIZE:
                     raise ValueError(f"reset option 'hands'[{seat}] must have {HAND_SIZE} cards, got {len(ids)}")
@@ -209,7 +227,17 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ step
     def step(self, action) -> None:
         agent = self.agent_selection
+        if agent not in self.terminations:  # every agent has already stepped out
+            raise ValueError(
+                f"illegal action {_action_text(action)} in phase {self.game.phase!r}: the game is over and every "
+                "agent is done; call reset()"
+            )
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(
+                    f"illegal action {_action_text(action)} for {agent} in phase {self.game.phase!r}: the agent is "
+                    "done, the only valid action is None"
+                )
             self._was_dead_step(action)
             return
         g = self.game

@@ -603,9 +603,9 @@ _APPLY = {
 def apply_action(g: Game, action: int) -> None:
     """Apply the acting seat's action; ``ValueError`` (state unchanged) if it is illegal."""
     if g.game_over:
-        raise ValueError(f"the game is over; no action is allowed (got {action!r})")
+        raise ValueError(f"the game is over (phase 'done'); no action is allowed (got {action!r})")
     if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-        raise ValueError(f"an action must be an int id 0..68, got {action!r}")
+        raise ValueError(f"an action must be an int id 0..68, got {action!r} (phase {g.phase!r})")
     action = int(action)
     legal = legal_actions(g)
     if action not in legal:
