@@ -1,0 +1,390 @@
+"""Bad input is refused loudly (SPEC §2, §3): unknown presets and fields, out-of-range
+values, bad player counts, bad reset options, illegal actions (state unchanged), stepping
+a finished game, unknown action names."""
+
+from __future__ import annotations
+
+import random
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import redbeard_env
+from redbeard_env import action_id, action_name, make_rules
+from redbeard_env.cards import card_name
+from redbeard_env.observation import encode
+from redbeard_env.rules import BOOL_FIELDS, CHOICES, FIELD_NAMES, INT_RANGES, PRESETS
+
+PRESET_NAMES = ("classic", "fem_opp", "raudskjegg", "wikipedia")
+
+
+def make_env(n=4, preset="classic", **kwargs):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*outside this rule sheet's range", category=UserWarning)
+        return redbeard_env.env(num_players=n, rules=preset, **kwargs)
+
+
+# ---------------------------------------------------------------- rules
+def test_unknown_preset():
+    with pytest.raises(ValueError, match=r"(?s)unknown rules preset 'bogus'.*'classic'.*'fem_opp'.*'raudskjegg'.*'wikipedia'"):
+        redbeard_env.env(rules="bogus")
+    with pytest.raises(ValueError, match="bogus"):
+        make_rules("bogus")
+
+
+def test_rules_of_wrong_type():
+    with pytest.raises(ValueError, match="preset name"):
+        redbeard_env.env(rules=42)
+
+
+def test_unknown_rules_field():
+    with pytest.raises(ValueError, match=r"unknown Rules field\(s\) 'leeder'.*allowed:.*leader"):
+        redbeard_env.env(rules="classic", leeder="declarer")
+    with pytest.raises(ValueError, match="'colour'"):
+        make_rules({"colour": "red"})
+
+
+def bad_values(name):
+    """Values outside the allowed range of field ``name``."""
+    if name in CHOICES:
+        return ["nope", 1, None, CHOICES[name][0].upper()]
+    if name in INT_RANGES:
+        lo, hi = INT_RANGES[name]
+        vals = [lo - 1, str(lo), float(lo), True, None]
+        if hi is not None:
+            vals.append(hi + 1)
+        return vals
+    if name in BOOL_FIELDS:
+        return [1, 0, "yes", None]
+    if name == "eliminate_at":
+        return [0, -5, "32", 32.0, True]
+    if name == "players":
+        return [(2, 7), (3, 8), (5, 4), (3,), "3-7", (3.0, 7)]
+    raise AssertionError(f"no bad values for new field {name!r}; add them here")
+
+
+def allowed_pattern(name):
+    if name in CHOICES:
+        return r".*".join(re.escape(repr(c)) for c in CHOICES[name])
+    if name in INT_RANGES:
+        lo, hi = INT_RANGES[name]
+        return re.escape(f"{lo}..{hi}")
+    if name in BOOL_FIELDS:
+        return "True or False"
+    if name == "eliminate_at":
+        return "None or an int"
+    return r"3\.\.7"
+
+
+@pytest.mark.parametrize("name", FIELD_NAMES)
+def test_out_of_range_value_names_field_and_allowed(name):
+    for value in bad_values(name):
+        with pytest.raises(ValueError, match=rf"(?s)'{name}'.*{allowed_pattern(name)}"):
+            redbeard_env.env(rules="classic", **{name: value})
+        with pytest.raises(ValueError, match=rf"'{name}'"):
+            make_rules("fem_opp", **{name: value})
+
+
+def test_every_field_has_validation_cases():
+    covered = set(CHOICES) | set(INT_RANGES) | set(BOOL_FIELDS) | {"eliminate_at", "players"}
+    assert set(FIELD_NAMES) == covered
+
+
+def test_inconsistent_fields():
+    with pytest.raises(ValueError, match="'max_bid'"):
+        make_rules("classic", min_bid=1, max_bid=0)  # (max_bid's own range already ensures >= min_bid)
+    with pytest.raises(ValueError, match="'eliminate_at'.*'start_score'"):
+        make_rules("fem_opp", start_score=40)  # eliminate_at 32 <= start_score
+    with pytest.raises(ValueError, match="'eliminate_at'.*'start_score'"):
+        redbeard_env.env(rules="classic", eliminate_at=12)
+
+
+def test_valid_overrides_still_work():
+    for preset in PRESET_NAMES:
+        r = make_rules(preset, leader="trick_winner", max_rounds=5)
+        assert r.leader == "trick_winner" and r.max_rounds == 5
+        assert r.start_score == PRESETS[preset].start_score
+
+
+@pytest.mark.parametrize("n", [2, 8, 0, -1, 100, "4", 4.0, True, None])
+def test_bad_player_count(n):
+    with pytest.raises(ValueError, match=r"num_players.*3\.\.7"):
+        redbeard_env.env(num_players=n)
+
+
+def test_bad_render_and_reward_mode():
+    with pytest.raises(ValueError, match="render_mode"):
+        redbeard_env.env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="reward"):
+        redbeard_env.env(reward="points")
+
+
+# ---------------------------------------------------------------- reset options
+HANDS4 = [
+    ["2C", "3C", "4C", "5C", "6C", "7C"],
+    ["2D", "3D", "4D", "5D", "6D", "7D"],
+    ["2H", "3H", "4H", "5H", "6H", "7H"],
+    ["2S", "3S", "4S", "5S", "6S", "7S"],
+]
+
+
+def test_good_options_accepted():
+    env = make_env(4)
+    env.reset(seed=0, options={"dealer": 1, "scores": [3, -2, 12, 0], "hands": HANDS4, "stock": ["AS", "10D"]})
+    g = env.unwrapped.game
+    assert g.dealer == 1 and g.scores == [3, -2, 12, 0]
+    assert [sorted(card_name(c) for c in h) for h in g.hands] == [sorted(h) for h in HANDS4]
+    assert g.stock[:2] == [redbeard_env.parse_card("AS"), redbeard_env.parse_card("TD")]
+    rest = [card_name(c) for c in range(52) if c % 13 >= 6]  # all 28 cards left after the deal
+    env.reset(seed=0, options={"hands": HANDS4, "stock": rest, "scores": np.array([1, 2, 3, 4])})
+    assert [card_name(c) for c in env.unwrapped.game.stock] == rest
+
+
+@pytest.mark.parametrize(
+    "options, pattern",
+    [
+        ({"hands": [HANDS4[0], HANDS4[1], HANDS4[2], ["2S", "3S", "4S", "5S", "6S", "2C"]]}, r"2C.*twice"),
+        ({"hands": [["2C", "2C", "4C", "5C", "6C", "7C"]] + HANDS4[1:]}, r"duplicate card 2C"),
+        ({"hands": HANDS4, "stock": ["2C"]}, r"2C.*twice"),
+        ({"stock": ["AS", "AS"]}, r"duplicate card AS"),
+        ({"hands": [["2C", "3C", "4C", "5C", "6C", "1X"]] + HANDS4[1:]}, r"unknown card '1X'"),
+        ({"hands": [["2C", "3C", "4C", "5C", "6C", "ZZ"]] + HANDS4[1:]}, r"unknown card 'ZZ'"),
+        ({"hands": [["2C", "3C", "4C", "5C", "6C", 52]] + HANDS4[1:]}, r"card id.*0\.\.51"),
+        ({"stock": ["AS", "11S"]}, r"unknown card '11S'"),
+        ({"hands": [HANDS4[0][:5]] + HANDS4[1:]}, r"'hands'\[0\] must have 6 cards, got 5"),
+        ({"hands": HANDS4[:3] + [HANDS4[3] + ["AS"]]}, r"'hands'\[3\] must have 6 cards, got 7"),
+        ({"hands": HANDS4[:3]}, r"one hand per seat \(4\)"),
+        ({"hands": HANDS4 + [["AS", "KS", "QS", "JS", "TS", "9S"]]}, r"one hand per seat \(4\)"),
+        ({"hands": "2C 3C"}, r"'hands'"),
+        ({"hands": [HANDS4[0], HANDS4[1], HANDS4[2], "2S3S4S"]}, r"list of cards"),
+        ({"dealer": -1}, r"'dealer' must be a seat 0\.\.3"),
+        ({"dealer": 4}, r"'dealer' must be a seat 0\.\.3"),
+        ({"dealer": "0"}, r"'dealer'"),
+        ({"dealer": True}, r"'dealer'"),
+        ({"dealer": 1.0}, r"'dealer'"),
+        ({"scores": [12, 12, 12]}, r"'scores' must be a list of 4 ints"),
+        ({"scores": [12, 12, 12, 12, 12]}, r"'scores' must be a list of 4 ints"),
+        ({"scores": [12, 12, 12, 1.5]}, r"'scores'"),
+        ({"scores": [12, 12, 12, "12"]}, r"'scores'"),
+        ({"scores": [12, 12, 12, True]}, r"'scores'"),
+        ({"scores": "12"}, r"'scores'"),
+        ({"scores": 12}, r"'scores'"),
+        ({"stock": [card_name(c) for c in range(29)]}, r"'stock' has 29 cards; with 4 players at most 28"),
+        ({"hands": 4}, r"'hands'"),
+        ({"hands": HANDS4[:3] + [None]}, r"'hands'\[3\]"),
+        ({"stock": 7}, r"'stock'"),
+        ({"stock": "AS KS"}, r"'stock'"),
+        ({"decks": 3}, r"'decks'"),
+        ({"decks": [3]}, r"decks\[0\]"),
+    ],
+)
+def test_bad_reset_options(options, pattern):
+    env = make_env(4)
+    with pytest.raises(ValueError, match=pattern):
+        env.reset(seed=0, options=options)
+
+
+def test_stock_limit_depends_on_player_count():
+    env = make_env(7)
+    env.reset(seed=0, options={"stock": [card_name(c) for c in range(10)]})  # 52 - 42 = 10: fine
+    with pytest.raises(ValueError, match="at most 10"):
+        env.reset(seed=0, options={"stock": [card_name(c) for c in range(11)]})
+
+
+FULL_DECK = [card_name(c) for c in range(52)]
+
+
+@pytest.mark.parametrize(
+    "decks, pattern",
+    [
+        ([FULL_DECK[:51]], r"decks\[0\] must list the 52 cards"),
+        ([FULL_DECK + ["AS"]], r"decks\[0\] must list the 52 cards"),
+        ([FULL_DECK[:51] + ["2C"]], r"duplicate card 2C in decks\[0\]"),
+        ([FULL_DECK[:51] + ["XX"]], r"unknown card 'XX'"),
+        ([FULL_DECK, FULL_DECK[:-1]], r"decks\[1\]"),
+        ([FULL_DECK + FULL_DECK[:51] + ["2C"]], r"duplicate card 2C in decks\[0\] reshuffle order"),
+        (["2C 3C"], r"decks\[0\]"),
+        ([FULL_DECK[:26] + [None] + FULL_DECK[27:]], r"card"),
+    ],
+)
+def test_bad_decks(decks, pattern):
+    env = make_env(4)
+    with pytest.raises(ValueError, match=pattern):
+        env.reset(seed=0, options={"decks": decks})
+
+
+def test_decks_not_with_hands():
+    env = make_env(4)
+    with pytest.raises(ValueError, match="'decks' cannot be combined"):
+        env.reset(seed=0, options={"decks": [FULL_DECK], "hands": HANDS4})
+    env.reset(seed=0, options={"decks": [FULL_DECK, FULL_DECK + FULL_DECK[::-1]]})  # good ones pass
+
+
+def test_unknown_option_key_warns_not_raises():
+    env = make_env(4)
+    with pytest.warns(UserWarning, match="unknown reset option 'dealr'"):
+        env.reset(seed=0, options={"dealr": 2})
+    assert env.agents  # the reset happened
+
+
+def test_options_not_a_dict():
+    env = make_env(4)
+    with pytest.raises(ValueError, match="options must be a dict"):
+        env.reset(seed=0, options=[("dealer", 1)])
+
+
+# ---------------------------------------------------------------- illegal actions
+def state_fingerprint(env):
+    """Everything an action could change: every seat's observation and mask, the env's
+    bookkeeping and the hidden game state."""
+    raw = env.unwrapped
+    g = raw.game
+    obs = [raw.observe(a) for a in raw.possible_agents]
+    return (
+        [o["observation"].tobytes() + o["action_mask"].tobytes() for o in obs],
+        [encode(g, s).tobytes() for s in range(raw.num_players)],
+        raw.agent_selection,
+        list(raw.agents),
+        dict(raw.rewards),
+        dict(raw._cumulative_rewards),
+        dict(raw.terminations),
+        dict(raw.truncations),
+        {a: dict(i) for a, i in raw.infos.items()},
+        [sorted(h) for h in g.hands],
+        list(g.stock),
+        list(g.thrown),
+        list(g.scores),
+        g.phase,
+        g.to_act,
+        list(g.trick),
+        list(g.calls),
+        g.rng.bit_generator.state["state"]["state"],
+    )
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_illegal_actions_raise_and_change_nothing(preset):
+    env = make_env(4, preset, max_rounds=40)
+    rng = random.Random(7)
+    phases_tried = set()
+    for seed in range(6):
+        env.reset(seed=seed)
+        for agent in env.agent_iter(20_000):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            mask = obs["action_mask"]
+            phase = env.unwrapped.game.phase
+            if phase not in phases_tried or rng.random() < 0.05:
+                illegal = [int(a) for a in np.flatnonzero(mask == 0)]
+                before = state_fingerprint(env)
+                for a in rng.sample(illegal, min(4, len(illegal))):
+                    with pytest.raises(ValueError, match=rf"{re.escape(action_name(a))}.*phase '{phase}'"):
+                        env.step(a)
+                for bad in (69, -1, 1000):
+                    with pytest.raises(ValueError, match=rf"{bad}.*phase '{phase}'"):
+                        env.step(bad)
+                assert state_fingerprint(env) == before, "an illegal action changed the state"
+                phases_tried.add(phase)
+            legal = np.flatnonzero(mask)
+            env.step(int(legal[rng.randrange(len(legal))]))
+    expected = {"bid", "play"}
+    r = env.unwrapped.rules
+    if r.redeal != "off":
+        expected.add("redeal")
+    if r.redeal == "challenge":
+        expected.add("look")
+    if r.ask_optional and r.join_at:
+        expected |= {"ask", "join"}
+    assert expected <= phases_tried, f"phases never reached: {expected - phases_tried}"
+
+
+def test_illegal_play_examples():
+    """Scripted: a card not in hand, and not following suit, during the play."""
+    env = make_env(4, "classic", redeal="off")
+    hands = [
+        ["2C", "3C", "4C", "5C", "6C", "AH"],
+        ["2D", "3D", "4D", "5D", "6D", "7C"],
+        ["2H", "3H", "4H", "5H", "6H", "7H"],
+        ["2S", "3S", "4S", "5S", "6S", "7S"],
+    ]
+    env.reset(seed=0, options={"dealer": 3, "hands": hands})
+    # auction: seat 0 bids 1, the others pass; seat 0 leads
+    env.step(action_id("bid:1"))
+    for _ in range(3):
+        env.step(action_id("pass"))
+    assert env.unwrapped.game.phase == "play" and env.agent_selection == "player_0"
+    before = state_fingerprint(env)
+    with pytest.raises(ValueError, match=r"play:AS.*phase 'play'"):
+        env.step(action_id("play:AS"))  # not in hand
+    assert state_fingerprint(env) == before
+    env.step(action_id("play:2C"))
+    before = state_fingerprint(env)
+    with pytest.raises(ValueError, match=r"play:2D.*phase 'play'"):
+        env.step(action_id("play:2D"))  # seat 1 holds 7C and must follow clubs
+    with pytest.raises(ValueError, match=r"pass.*phase 'play'"):
+        env.step(action_id("pass"))
+    assert state_fingerprint(env) == before
+    env.step(action_id("play:7C"))
+
+
+def test_wrong_action_types():
+    env = make_env(4)
+    env.reset(seed=0)
+    before = state_fingerprint(env)
+    for bad in ("pass", 52.0, [52], True):
+        with pytest.raises(ValueError, match="bid|phase|action"):
+            env.step(bad)
+    with pytest.raises(ValueError, match="action id is required in phase"):
+        env.step(None)  # a live agent must act
+    assert state_fingerprint(env) == before
+    env.step(np.int64(env.unwrapped.game.to_act * 0 + action_id("bid:1")))  # numpy ints are fine
+
+
+def test_step_after_game_end():
+    env = make_env(3)
+    env.reset(seed=0)
+    rng = random.Random(0)
+    for agent in env.agent_iter(100_000):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            before = state_fingerprint(env)
+            with pytest.raises(ValueError, match=r"play:2C.*for player_.*phase '[a-z]+'.*only valid action is None"):
+                env.step(0)  # a finished agent may only step None
+            assert state_fingerprint(env) == before
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.randrange(len(legal))]))
+    assert env.agents == []
+    g = env.unwrapped.game
+    assert g.phase == "done"
+    for a in (0, 52, None):
+        with pytest.raises(ValueError, match=r"(?s)phase 'done'.*reset|over"):
+            env.step(a)
+    with pytest.raises(ValueError, match="over"):
+        redbeard_env.game.apply_action(g, 0)
+    env.reset(seed=1)  # and it can be reset
+    assert len(env.agents) == 3
+
+
+# ---------------------------------------------------------------- action names
+@pytest.mark.parametrize("name", ["bogus", "", "bid:7", "bid:-1", "play:", "play:1X", "play:AX", "play:ASS", "play AS", "Rödskägg"])
+def test_action_id_unknown(name):
+    with pytest.raises(ValueError, match=re.escape(repr(name[5:])) if name.startswith("play:") else re.escape(repr(name))):
+        action_id(name)
+
+
+@pytest.mark.parametrize("bad", [None, 5, 51.0, b"pass"])
+def test_action_id_not_a_string(bad):
+    with pytest.raises(ValueError, match="string"):
+        action_id(bad)
+
+
+@pytest.mark.parametrize("bad", [69, -1, 1000, "pass", 3.0, True, None])
+def test_action_name_out_of_range(bad):
+    with pytest.raises(ValueError, match=r"0\.\.68"):
+        action_name(bad)
