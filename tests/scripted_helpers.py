@@ -104,6 +104,19 @@ def play(env, *lines: str) -> None:
             f"token {i} {token!r}: {name} is not legal in phase {g.phase!r}; legal {sorted(legal(env))}"
         )
         env.step(a)
+        _check_after_step(env)
+
+
+def _check_after_step(env) -> None:
+    """SPEC §3 after every step: terminal rewards only (an agent still playing gets 0),
+    and info holds the running score and this deal's tricks of every agent."""
+    g = env.unwrapped.game
+    for a in env.agents:
+        seat = int(a.split("_")[1])
+        if not (env.terminations[a] or env.truncations[a]):
+            assert env.rewards[a] == 0, f"{a} got a non-terminal reward {env.rewards[a]}"
+        info = env.infos[a]
+        assert info["phase"] == g.phase and info["score"] == g.scores[seat] and info["tricks"] == g.tricks[seat]
 
 
 def game(env):
