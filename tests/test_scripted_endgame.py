@@ -290,7 +290,12 @@ def test_redbeard_fail_always_eliminates_even_if_lowest():
 
 # ------------------------------------------------------------------ eliminate_at
 def test_eliminate_at_or_above_terminated_with_reward_then_others_continue():
-    env = new_env(rules="classic", redeal="off", eliminate_at=32, dealer=3, scores=[12, 30, 26, 12], hands=SIX_SPADES)
+    decks = [
+        build_deck([0, 1, 2, 3], SIX_SPADES),
+        # round 2: only p3 and p0 are dealt in (dealer p0: p3 first)
+        build_deck([3, 0], {3: "AH KH QH JH TH 9H", 0: "2H 3H 4H 5H 6H 7H"}),
+    ]
+    env = new_env(rules="classic", redeal="off", eliminate_at=32, dealer=3, scores=[12, 30, 26, 12], decks=decks)
     play(env, "0:bid:6 1:pass 2:pass 3:pass", *FOUR_SPADES)  # p0: 8
     play(env, "0:ask 1:join 2:join 3:fold")
     play(env, "0:TS 1:9C 2:9D 0:9S 1:TC 2:TD")  # p0: 6
@@ -306,11 +311,16 @@ def test_eliminate_at_or_above_terminated_with_reward_then_others_continue():
         _, reward, terminated, _, _ = env.last()
         assert terminated and reward == pytest.approx(-1 / 3)
         env.step(None)
-    # two left: dealer p0, p3 calls first; p1 and p2 get no cards
+    # two left: dealer p0, p3 calls first; p1 and p2 get no cards and are never asked
     assert g.dealer == 0 and env.agent_selection == agent(3) and g.phase == "bid"
     assert not g.hands[1] and not g.hands[2]
-    play(env, "3:pass")
-    assert legal(env) == {"bid:1", "bid:2", "bid:3", "bid:4", "bid:5", "bid:6", "redbeard"}
+    assert g.in_round == [True, False, False, True]
+    play(env, "3:bid:6 0:pass")
+    play(env, "3:AH 0:2H 3:KH 0:3H 3:QH 0:4H 3:JH 0:5H")  # p3: 12 -> 8
+    play(env, "3:ask 0:join")  # p0 trickless joins
+    play(env, "3:TH 0:6H 3:9H 0:7H")  # p3: 6
+    # p3 6 = 6; p0 joiner without a trick: 6 + 6 = 12; p1, p2 untouched
+    assert scores(env) == [12, 36, 32, 6] and g.rounds_played == 2
 
 
 @pytest.mark.parametrize("p1_start, survivors", [(33, [1]), (34, [1, 2])])
