@@ -76,6 +76,16 @@ def test_open_auction_all_pass_dealer_must_bid():
     assert game(env).declarer == 3 and game(env).phase == "play"
 
 
+def test_single_auction_all_pass_redeal_dealer_may_pass():
+    env = new_env(rules="classic", all_pass="redeal", dealer=3, hands=BASE)
+    play(env, "0:pass 1:pass 2:pass")
+    assert legal(env) == {"pass"} | ALL_BIDS
+    play(env, "3:pass")
+    g = game(env)
+    assert g.rounds_played == 1 and g.dealer == 0 and scores(env) == [12] * 4
+    assert g.declarer == -1 and g.phase in ("redeal", "bid")
+
+
 def test_all_pass_redeal_new_deal_by_next_dealer_counts_as_round():
     env = new_env(rules="raudskjegg", dealer=3, hands=BASE)
     play(env, "0:pass 1:pass 2:pass 3:pass")  # everyone passes, the dealer too

@@ -178,3 +178,30 @@ def test_challenge_with_short_stock_looks_then_reshuffles():
     assert scores(env) == [12, 17, 12, 12, 12, 12, 17]
     assert set("8S 9S TS TH".split()) <= hand_of(env, 0)
     assert not g.redeals_open and g.phase == "bid" and env.agent_selection == agent(0)
+
+
+def test_six_players_third_redeal_reshuffles():
+    # 6 players: 36 dealt, 16 in the stock; p0 redeals twice from the stock, the third
+    # time only 4 are left: reshuffle, then no more redeals.
+    hands = [
+        "2C 3C 4C 5C 6C 7C",  # p0: faceless
+        "AC KC QC JC 8C 9C",
+        "AD KD QD JD TC 2D",
+        "AH KH QH JH 3D 4D",
+        "AS KS QS 5D 6D 7D",
+        "JS 8D 9D TD 2H 3H",
+    ]
+    stock = "4H 5H 6H 7H 8H 9H  TH 2S 3S 4S 5S 6S  7S 8S 9S TS"  # all faceless
+    env = new_env(6, rules="classic", dealer=5, hands=hands, stock=stock)
+    play(env, "0:redeal")
+    assert hand_of(env, 0) == set("4H 5H 6H 7H 8H 9H".split())
+    play(env, "0:redeal")
+    assert hand_of(env, 0) == set("TH 2S 3S 4S 5S 6S".split())
+    assert len(game(env).stock) == 4 and game(env).redeals_open
+    play(env, "0:redeal")
+    g = game(env)
+    thrown = set("2C 3C 4C 5C 6C 7C 4H 5H 6H 7H 8H 9H TH 2S 3S 4S 5S 6S".split())
+    assert set("7S 8S 9S TS".split()) <= hand_of(env, 0)
+    assert len(hand_of(env, 0) & thrown) == 2 and len(g.stock) == 16
+    assert g.reshuffled and not g.redeals_open and g.throws[0] == 3
+    assert g.phase == "bid" and env.agent_selection == agent(0)
