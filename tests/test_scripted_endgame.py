@@ -8,9 +8,9 @@ spade lead, only p1 holds clubs, only p2 diamonds, only p3 hearts.
 import pytest
 
 try:
-    from scripted_helpers import agent, build_deck, game, hand_of, legal, new_env, play, score_events, scores
+    from scripted_helpers import agent, build_deck, game, hand_of, new_env, play, score_events, scores
 except ImportError:  # tests/ as a package
-    from tests.scripted_helpers import agent, build_deck, game, hand_of, legal, new_env, play, score_events, scores
+    from tests.scripted_helpers import agent, build_deck, game, hand_of, new_env, play, score_events, scores
 
 CLUBS, DIAMONDS, HEARTS = "AC KC QC JC TC 9C", "AD KD QD JD TD 9D", "AH KH QH JH TH 9H"
 BASE = ["AS KS QS JS 2C 3C", CLUBS, DIAMONDS, HEARTS]
