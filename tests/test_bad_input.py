@@ -341,7 +341,8 @@ def test_wrong_action_types():
     with pytest.raises(ValueError, match="action id is required in phase"):
         env.step(None)  # a live agent must act
     assert state_fingerprint(env) == before
-    env.step(np.int64(env.unwrapped.game.to_act * 0 + action_id("bid:1")))  # numpy ints are fine
+    obs, *_ = env.last()
+    env.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # numpy ints are fine
 
 
 def test_step_after_game_end():
