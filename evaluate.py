@@ -593,6 +593,12 @@ def run_tournament(
                 unique[i]: (1000 * agent_time[i] / agent_decisions[i] if agent_decisions[i] else None)
                 for i in range(len(unique))
             },
+            "agent_decisions": {unique[i]: int(agent_decisions[i]) for i in range(len(unique))},
+            # bots that search (pimc) count the decisions they actually searched
+            "agent_ms_per_searched_decision": {
+                unique[i]: 1000 * agent_time[i] / bots[i].decisions
+                for i in range(len(unique)) if getattr(bots[i], "decisions", 0)
+            },
         },
     }
     if out is not None:

@@ -160,3 +160,34 @@ class CardModel:
         """float [B, 52]: before play, the chance each card of the hand wins when led, as
         if the observer were declarer leading every trick against all active players."""
         return np.where(self.view.hand, self.beat_chance(self.live), 0.0)
+
+    def declarer_trick_distribution(self, uniforms: np.ndarray, q_scale: float = 1.0) -> np.ndarray:
+        """float [B, 7]: distribution of the tricks the observer's hand takes leading every
+        trick, by Monte Carlo over where the unseen cards are. Within a suit, every
+        opponent card above one of the observer's cards can beat one of them (opponents
+        take what they can), so the suit yields ``my cards - max matching`` tricks,
+        whatever the order of leads; suits are then added up per sample. This keeps the
+        correlations the independent per-card chances miss (K and Q under an unseen A
+        give one or two tricks, never none). ``uniforms`` [samples, 4, 13] in [0, 1) are
+        the random numbers (fixed ones make the estimate deterministic). ``q_scale``
+        scales the chance that an unseen card is with an opponent still playing (below 1:
+        opponents do not always beat a card they can beat, and some fold before the end)."""
+        samples = len(uniforms)
+        B = self.B
+        Q = np.clip((self.q * self.live[:, :, None]).sum(1) * q_scale, 0.0, 1.0)  # [B, 4]
+        unseen = self.unseen.reshape(B, NUM_SUITS, NUM_RANKS)
+        mine = self.view.hand.reshape(B, NUM_SUITS, NUM_RANKS)
+        held = uniforms[None] < Q[:, None, :, None]
+        held &= unseen[:, None]
+        free = np.zeros((B, samples, NUM_SUITS), dtype=np.int16)  # opponent cards not yet matched
+        beaten = np.zeros((B, samples, NUM_SUITS), dtype=np.int16)
+        for r in range(NUM_RANKS - 1, -1, -1):  # from the ace down: greedy maximum matching
+            m = mine[:, None, :, r]
+            use = m & (free > 0)
+            beaten += use
+            free -= use
+            free += held[:, :, :, r]
+        tricks = self.view.hand.sum(1)[:, None] - beaten.sum(2)  # [B, samples]
+        dist = np.zeros((B, 7))
+        np.add.at(dist, (np.repeat(np.arange(B), samples), np.clip(tricks, 0, 6).ravel()), 1.0 / samples)
+        return dist

@@ -61,15 +61,6 @@ from .registry import register
 
 K = 8  # trick counts 0..7 in utility tables (7 only as padding)
 
-# M[k, x, y, t] = 1 when a declarer aiming at k, with x tricks it cannot avoid and y more it
-# can take or give up, ends with t = clip(k, x, x + y) tricks.
-_X, _Y = np.meshgrid(np.arange(7), np.arange(7), indexing="ij")
-_AIM = np.zeros((7, 7, 7, 7))
-for _k in range(7):
-    _t = np.clip(_k, _X, np.minimum(_X + _Y, 6))
-    _AIM[_k, _X, _Y, _t] = 1.0
-
-
 class HeuristicAgent(Agent):
     """Vectorised rule-based bot; see the module docstring. Deterministic."""
 
@@ -82,9 +73,12 @@ class HeuristicAgent(Agent):
         win_value: float = 10.0,
         neg_extra: float = 2.0,
         elim_value: float = 30.0,
-        control: float = 0.6,
-        bid_margin: float = 0.0,
-        block: float = 0.5,
+        control: float = 0.1,
+        bid_margin: float = 1.5,
+        block: float = 0.0,
+        bid_samples: int = 64,
+        q_scale: float = 0.7,
+        follow_scale: float = 1.0,
         defend: float = 0.5,
         redeal_below: float = 1.2,
         threat: float = 0.35,
@@ -94,6 +88,11 @@ class HeuristicAgent(Agent):
         self.neg_extra = float(neg_extra)
         self.elim_value = float(elim_value)
         self.control = float(control)
+        self.bid_samples = int(bid_samples)
+        self.q_scale = float(q_scale)
+        self.follow_scale = float(follow_scale)
+        # fixed random numbers for the bid Monte Carlo: the bot stays deterministic
+        self.uniforms = np.random.default_rng(12345).random((self.bid_samples, 4, 13))
         self.bid_margin = float(bid_margin)
         self.block = float(block)
         self.defend = float(defend)
@@ -283,7 +282,7 @@ class HeuristicAgent(Agent):
         B = len(sub)
         slots, valid = hand_slots(sub.hand)
         p_decl = np.take_along_axis(model.declarer_chances(), slots, 1) * valid
-        p_follow = np.take_along_axis(model.p_win_later(rules.leader), slots, 1) * valid
+        p_follow = np.take_along_axis(model.p_win_later(rules.leader), slots, 1) * valid * self.follow_scale
         score = sub.score[:, 0]
         zeros = np.zeros(B, dtype=bool)
         # passing: a follower's tricks (a trickless follower can fold before penalties bite)
@@ -301,18 +300,18 @@ class HeuristicAgent(Agent):
             threat = (hb >= 0) & (hb_score >= hb_need) & (hb_score <= 6)
         threat |= hb == 7
         u_pass = u_pass - self.block * self.win_value * threat
-        # declaring: x unavoidable tricks, y the declarer can time either way
-        kappa = self.control * 4 * p_decl * (1 - p_decl)
-        joint = np.zeros((B, 7, 7))
-        joint[:, 0, 0] = 1.0
-        for j in range(slots.shape[1]):
-            pk = kappa[:, j, None, None]
-            pw = ((1 - kappa[:, j]) * p_decl[:, j])[:, None, None]
-            pl = 1.0 - pk - pw
-            nxt = joint * pl
-            nxt[:, 1:, :] += joint[:, :-1, :] * pw
-            nxt[:, :, 1:] += joint[:, :, :-1] * pk
-            joint = nxt
+        # declaring: the hand's trick distribution leading every trick; the declarer's timing
+        # moves a share ``control`` of the outcomes one trick off the bid onto it
+        dist_t = model.declarer_trick_distribution(self.uniforms, self.q_scale)  # [B, 7]
+        c = self.control
+        aim = np.repeat(dist_t[:, None, :], 6, axis=1)  # [B, level 0..5, 7]
+        for k in range(6):
+            lo = aim[:, k, k - 1] * c if k > 0 else 0.0
+            hi = aim[:, k, k + 1] * c
+            aim[:, k, k] += lo + hi
+            if k > 0:
+                aim[:, k, k - 1] -= lo
+            aim[:, k, k + 1] -= hi
         values = np.full((B, 69), -np.inf)
         values[:, PASS] = u_pass + self.bid_margin
         levels = np.arange(8)
@@ -321,10 +320,11 @@ class HeuristicAgent(Agent):
         tables = self.outcome_table(rules, score[:, None] + offset, 0, joiner=False,
                                     bounced=sub.bounced[:, :1], declarer_level=levels[None, :])  # [B, 8, K]
         dist = np.zeros((B, 8, 7))
-        dist[:, :6] = np.einsum("bxy,kxyt->bkt", joint, _AIM[:6])
-        all_win = np.prod(np.where(valid, p_decl, 1.0), axis=1)
-        dist[:, 6:, 6] = all_win[:, None]  # six tricks: no timing helps
-        dist[:, 6:, 5] = 1 - all_win[:, None]  # (any failure; the exact count hardly matters)
+        dist[:, :6] = aim
+        dist[:, 6] = dist_t  # six tricks: no timing helps
+        all_win = np.minimum(np.prod(np.where(valid, p_decl, 1.0), axis=1), dist_t[:, 6])
+        dist[:, 7] = dist_t * (1 - all_win[:, None]) / np.maximum(1 - dist_t[:, 6:7], 1e-9)
+        dist[:, 7, 6] = all_win
         u = (dist * tables[:, :, :7]).sum(2) - 1e-6 * levels[None, :]
         values[:, BID0:BID0 + 7] = u[:, :7]
         values[:, REDBEARD] = u[:, 7]
@@ -350,7 +350,7 @@ class HeuristicAgent(Agent):
     def _join(self, model, legal, rules: Rules) -> np.ndarray:
         sub = model.view
         slots, valid = hand_slots(sub.hand)
-        p = np.take_along_axis(model.p_win_later(rules.leader), slots, 1) * valid
+        p = np.take_along_axis(model.p_win_later(rules.leader), slots, 1) * valid * self.follow_scale
         dist = poisson_binomial(p, 6)
         trickless = sub.tricks[:, 0] == 0
         table = self.my_table(model, rules, joiner=trickless)

@@ -86,19 +86,19 @@ def test_ppo_hook_is_lazy_and_reports_missing_checkpoint():
 
 
 # ---------------------------------------------------------------- decoder
-def _random_states(preset: str, n: int, games: int, seed: int):
-    """(observation dict, game) pairs along random games of the AEC env."""
+def _random_states(preset: str, n: int, games: int, seed: int, limit: int = 400):
+    """(observation dict, game) pairs along random games of the AEC env (at most
+    ``limit`` decisions per game)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         env = redbeard_env.env(n, preset)
     rng = np.random.default_rng(seed)
     for gi in range(games):
         env.reset(seed=seed * 100 + gi)
-        for agent in env.agent_iter():
+        for step, agent in enumerate(env.agent_iter()):
             obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+            if term or trunc or step >= limit:
+                break
             yield obs, env.unwrapped.game
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
