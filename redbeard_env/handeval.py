@@ -1,8 +1,8 @@
 """Vectorised hand-strength estimates: how many tricks does a 6-card hand take?
 
 Estimates for many hands at once, by Monte Carlo over sampled deals played out in one
-numpy pass (``*_mc`` functions), or by lookup in a precomputed table of the same
-Monte Carlo by hand *signature* (``expected_tricks`` / ``trick_distribution``).
+numpy pass (``*_mc`` functions), or by lookup in a precomputed table of the same Monte
+Carlo by hand *signature* (``expected_tricks`` / ``trick_distribution``).
 
 Inputs
 ------
@@ -10,100 +10,113 @@ Inputs
     Either a card mask, bool (or 0/1 integer) ``[B, 52]``, or card ids, integer ``[B, 6]``
     (id = ``suit * 13 + rank``, ranks 2..A = 0..12, see :mod:`redbeard_env.cards`).
     A single hand (``[52]`` or ``[6]``) is accepted too; the result then has no batch
-    axis. Every hand must hold exactly 6 distinct cards (``p_take_trick``: exactly
-    ``tricks_left`` cards). Anything else raises ``ValueError``.
+    axis. Every hand must hold exactly 6 distinct cards (mid-round functions: exactly
+    ``tricks_left``). Wrong shapes, duplicate or out-of-range cards raise ``ValueError``.
 ``num_players``
-    3..7 (the players in the round; the others' hands are dealt at random from the 46
-    cards the hand does not hold; the rest of the pack is the stock, never played).
+    3..7, the players in the round (else ``ValueError``). The others' hands are dealt
+    uniformly at random from the 46 cards the hand does not hold; the rest of the pack
+    is the stock and is never played.
 ``role``
-    ``"declarer"`` -- the hand is the declarer's: seat 0, it leads the first trick.
-    ``"follower"`` -- a non-declarer at ``position`` = 1..num_players-1 seats to the
+    ``"declarer"``: the hand is the declarer's (seat 0, it leads the first trick).
+    ``"follower"``: a non-declarer ``position`` = 1..num_players-1 seats to the
     declarer's left (1 plays second to the first trick). ``position=None`` (default)
-    averages over all follower positions equally. ``position`` may also be an int
-    array ``[B]`` (one position per hand).
+    averages over the follower positions equally; ``position`` may also be an int array
+    ``[B]`` (one per hand).
 ``leader``
     ``"declarer"`` (the declarer leads every trick; presets classic, fem_opp,
-    raudskjegg) or ``"trick_winner"`` (the declarer leads the first trick, the winner of
-    a trick leads the next; preset wikipedia) -- the :class:`~redbeard_env.rules.Rules`
-    field of the same name.
+    raudskjegg) or ``"trick_winner"`` (the declarer leads the first trick, a trick's
+    winner leads the next; preset wikipedia) -- the ``Rules`` field of the same name.
 
-So the brief's roles are: declarer leading every trick = ``role="declarer",
-leader="declarer"``; declarer leading the first trick only = ``role="declarer",
-leader="trick_winner"``; a follower = ``role="follower"`` with either ``leader``.
+So: declarer leading every trick = ``role="declarer", leader="declarer"``; declarer
+leading the first trick only = ``role="declarer", leader="trick_winner"``; a follower =
+``role="follower"`` with either ``leader`` (and optionally ``position``).
 
 Functions
 ---------
-``expected_tricks(hands, num_players, role="declarer", leader="declarer", position=None)``
-    float32 ``[B]``: table lookup (microseconds per batch).
-``trick_distribution(hands, num_players, role, leader, position)``
-    float32 ``[B, 7]``: table lookup of P(exactly k tricks), k = 0..6; rows sum to 1.
-    ``P(>=1) = 1 - dist[:, 0]``.
-``expected_tricks_mc(hands, num_players, role, samples=256, rng=None, leader, position)``
-    float32 ``[B]``: exact Monte Carlo for these very cards (``samples`` deals per hand).
-``trick_distribution_mc(...)``
-    float32 ``[B, 7]``: the same Monte Carlo, as a distribution.
-``remaining_trick_distribution_mc(hands, unseen, n_players_in, tricks_left=None,
-position=1, leader="declarer", samples=256, rng=None)``
-    float32 ``[B, tricks_left + 1]``: mid-round variant. ``hands`` holds the
-    ``tricks_left`` cards still in the hand; ``unseen`` (bool ``[B, 52]`` or ``[52]``)
-    the cards this player has not seen played and does not hold (the other players'
-    hands, folded hands and the stock). The other ``n_players_in - 1`` players still in
-    the round (2..7 incl. this one) are dealt ``tricks_left`` cards each from ``unseen``
-    and the rest of the round is played out. ``position`` is this player's seat offset
-    from the player who leads the next trick (0 = this player leads it); with
-    ``leader="declarer"`` that player is the declarer and leads every remaining trick,
-    with ``"trick_winner"`` trick winners lead afterwards. Cards already played are
-    known to everyone (everything not in ``unseen`` and not in the hand), which the
-    leader's "master card" test below uses.
-``p_take_trick(...)``
-    float32 ``[B]``: P(at least one more trick) from the above -- for join decisions.
+``expected_tricks(hands, num_players, role="declarer", *, leader="declarer", position=None)``
+    float32 ``[B]``, from the table (~1.7 M hands/s for B = 1024).
+``trick_distribution(hands, num_players, role="declarer", *, leader, position)``
+    float32 ``[B, 7]``, P(exactly k tricks), k = 0..6, from the table; rows sum to 1.
+    P(at least one trick) = ``1 - dist[:, 0]``. ``expected_tricks`` is its mean.
+``expected_tricks_mc(hands, num_players, role="declarer", samples=256, rng=None, *, leader, position)``
+    float32 ``[B]``: Monte Carlo for these very cards, ``samples`` deals per hand
+    (``rng``: a ``numpy.random.Generator``, a seed, or None).
+``trick_distribution_mc(hands, num_players, role, samples, rng, *, leader, position)``
+    float32 ``[B, 7]``: the same Monte Carlo as a distribution.
+``remaining_trick_distribution_mc(hands, unseen, n_players_in, tricks_left=None, rng=None, *, position=None, leader="declarer", samples=256)``
+    float32 ``[B, tricks_left + 1]``, mid-round: P(taking exactly k of the remaining
+    tricks). ``hands``: the ``tricks_left`` cards still held. ``unseen``: bool ``[B, 52]``
+    (or ``[52]`` shared) = the cards this player neither holds nor has seen played (the
+    other hands, folded hands, the stock). The ``n_players_in - 1`` others still in the
+    round (2..7 players incl. this one) get ``tricks_left`` cards each from ``unseen``,
+    uniformly (no inference from earlier play, e.g. shown-out suits), and the rest of
+    the round is played out. ``position``: this player's seat offset from the player
+    who leads the next trick (0 = this player leads); None = uniform over
+    1..n_players_in-1. With ``leader="declarer"`` the next leader is the declarer and
+    leads every remaining trick; with ``"trick_winner"`` trick winners lead after it.
+    Everything not unseen and not held counts as played (known to all), which the
+    leader's master-card test uses.
+``p_take_trick(hands, unseen, n_players_in, tricks_left=None, rng=None, *, position, leader, samples)``
+    float32 ``[B]``: P(at least one more trick) -- the join decision with 2-3 tricks left.
 ``hand_signature(hands)``
-    int64 ``[B]``: the table key of each hand (see below); ``signature_index`` gives
-    the row in the table.
-``build_table(path=None, samples=..., seed=0, workers=2)``
-    regenerate ``redbeard_env/data/handeval_table.npz`` (about 2 minutes on 2 cores);
-    also ``python -m redbeard_env.handeval --regenerate``.
+    int64 ``[B]``: the table key of each hand (below).
+``load_table(path=TABLE_PATH)`` / ``build_table(path=TABLE_PATH, samples=720, seed=0, workers=2)``
+    load (lazily, cached) / regenerate ``redbeard_env/data/handeval_table.npz`` (1.1 MB;
+    ~180 CPU-s, i.e. ~1.5 min on 2 idle cores). Also
+    ``python -m redbeard_env.handeval --regenerate``. Regenerate after any change to the
+    playout policy or the signature (``TABLE_VERSION`` guards the format).
 
-Playout policy (used by every player in every function)
--------------------------------------------------------
-Every player plays to *win* tricks (in Rödskägg every trick lowers your score, and a
-player without a trick risks the join penalty, so non-declarers want tricks too).
-Nobody folds, nobody infers anything from the auction or from earlier plays except
-which cards are gone; hands of the other players are uniformly random.
+Playout policy (every player, every function)
+---------------------------------------------
+Every player plays to *win* tricks (every trick lowers one's score, and a player with no
+trick risks the join penalty, so non-declarers want tricks too -- they just usually hold
+less). Nobody folds; nobody infers anything from the auction or the play except which
+cards are gone; the other hands are uniformly random.
 
-- **Leader** (the card that leads a trick):
-  1. If it holds a *master* -- a card higher than every card of its suit that is
-     neither played nor in its own hand (stock cards count as possibly out, the player
-     cannot know where they are) -- it leads a master: from its longest suit, the
-     highest one ("cash winners").
-  2. Otherwise it leads the lowest card of its longest suit (ties: the lowest such
-     card, then the lowest suit id); low leads draw the others' high cards and length
-     tends to become good as the others run out of the suit.
+- **Leader**:
+  1. If it holds a *master* -- its highest card in a suit is above every card of that
+     suit that is neither played nor in its own hand (stock cards count as possibly out:
+     nobody knows where they are) -- it cashes one: the master of its longest such suit
+     (ties: the higher master, then lowest suit id).
+  2. Otherwise it leads the lowest card of its longest suit (ties: the suit whose lowest
+     card is lowest, then lowest suit id): low leads draw the others' high cards, and
+     long suits become good as the others run out.
 - **Follower** (must follow suit when able):
   1. If it can beat the card currently winning the trick, it plays the *cheapest* card
-     that does (second hand does not duck, it does not anticipate later players).
+     that does (no ducking, no anticipation of the players after it).
   2. Else, if it holds the led suit, its lowest card of that suit.
   3. Else (void) it discards its lowest-ranked card (ties: lowest suit id).
 
+``_reference_playout`` is a plain-Python implementation of the same policy, one deal at
+a time; the tests check that the vectorised playout agrees with it exactly.
+
 Table design
 ------------
-A hand's *signature* is, per suit, (which of the top-4 honours A K Q J it holds -- a
-4-bit mask --, how many cards 2..10 it holds), i.e. 80 possible suit holdings of
-length 0..6; suits are interchangeable (no trumps), so the four suit codes are sorted
-and the hand is the sorted 4-tuple: 3258 signatures over all 20 358 520 hands.
-For each signature, num_players 3..7, leader rule and seat position 0..n-1 (0 =
-declarer, 1..n-1 followers) -- 50 cells -- the table stores the distribution of
-tricks over ``TABLE_SAMPLES`` Monte Carlo deals. The deals draw, per sample, a uniform
-concrete hand with that signature (which low cards, which suit gets which holding), so
-a cell is the expectation over all hands with that signature. Accuracy: see
-``TABLE_ACCURACY`` below (measured against MC with many samples on random hands; it is
-also checked by ``tests/test_handeval.py``). The within-signature spread (which low
-cards) is the main error source for long suits; noise is ~0.9/sqrt(samples).
+*Signature*: per suit, which of the honours A K Q J it holds (4-bit mask) and how many
+cards 2..10 -- 80 suit classes; suits are interchangeable (no trumps), so the hand is
+the sorted 4-tuple of its suit classes: 3258 signatures cover all 20 358 520 hands.
+*Cells*: for each signature, num_players 3..7, leader rule and seat position 0..n-1 (0 =
+declarer, 1..n-1 follower) -- 50 cells -- the stored trick distribution (uint16 counts).
+Generation plays, per signature, player count and leader rule, 720 deals with a
+uniformly drawn concrete hand of that signature (which low cards, which suit holds what)
+as declarer, and 720 as a follower with the position cycling 1..n-1 (720/(n-1) per
+position). Follower position cells are smoothed at load time by a least-squares line
+over the positions of each P(k); ``position=None`` uses the pooled follower counts.
+*Low-card correction*: the signature ignores which 2..10 a suit holds, which matters
+(a T-9-7 is not a 4-3-2). Per group (num_players, leader, declarer/follower) and suit
+class there is one weight per low rank 2..10, fitted by (ridge) least squares during
+generation on the tricks won *in that suit* (the suit of the winning card); a hand's
+correction is sum over its suits of sum_r w[r] * (holds_r - lows/9), zero on average over
+the signature. The table's distribution is moved to the corrected mean by shifting a
+fraction of its mass by one trick (repeatedly if needed; mass piles up at 0 and 6).
 
-Accuracy vs. MC: the table has a fixed error, see ``TABLE_ACCURACY``; MC has standard
-error ~0.9/sqrt(samples) tricks per hand (0.06 at 256 samples) and no abstraction
-error. Both share the playout policy above, so both estimate "tricks under this
-policy", not under optimal play.
+Accuracy (``benchmarks/handeval_accuracy.py``, 200 random hands, reference MC with 4096
+samples): mean |table - MC| of the expected tricks is 0.049 tricks over all 40
+(n, leader, role/position) combinations (a 256-sample MC: 0.040), per combination
+0.02..0.07, worst 0.116 for 3 players with trick-winner leads (declarer), single hands
+up to ~0.45. P(no trick) is off by 0.013..0.038 on average, the distribution by a total
+variation of 0.03..0.11. MC: standard error ~0.9/sqrt(samples) tricks (0.05 at 256) and
+no abstraction error. Both estimate tricks *under this policy*, not under optimal play.
 """
 
 from __future__ import annotations
@@ -125,7 +138,6 @@ __all__ = [
     "remaining_trick_distribution_mc",
     "p_take_trick",
     "hand_signature",
-    "signature_index",
     "build_table",
     "load_table",
     "TABLE_PATH",
@@ -136,8 +148,6 @@ LEADERS = ("declarer", "trick_winner")
 MIN_PLAYERS, MAX_PLAYERS = 3, 7
 HAND_SIZE = 6
 
-_SENT = 64  # an empty hand slot: "suit" 4 (never led), never a master, never chosen
-_rng_default = None
 
 TABLE_PATH = os.path.join(os.path.dirname(__file__), "data", "handeval_table.npz")
 
@@ -194,6 +204,20 @@ def _as_ids(hands, size: int = HAND_SIZE, what: str = "hands"):
     if dup.any():
         raise ValueError(f"{what}: duplicate card in hand {int(np.flatnonzero(dup)[0])}")
     return ids, single
+
+
+def _as_masks(hands, size: int = HAND_SIZE, what: str = "hands"):
+    """Per-suit masks int16 [B, 4] of validated hands, and whether the input was one hand."""
+    arr = np.asarray(hands)
+    if arr.ndim in (1, 2) and arr.shape[-1] == NUM_CARDS and arr.dtype == bool:
+        a2 = arr.reshape(-1, NUM_CARDS)
+        counts = a2.sum(-1)
+        if (counts != size).any():
+            bad = int(np.flatnonzero(counts != size)[0])
+            raise ValueError(f"{what}: every hand must hold exactly {size} cards, hand {bad} holds {int(counts[bad])}")
+        return _masks_from_bool(a2), arr.ndim == 1
+    ids, single = _as_ids(hands, size, what)
+    return _ids_to_masks(ids), single
 
 
 def _check_samples(samples) -> int:
@@ -479,14 +503,13 @@ def _distribution(tricks, T):
 def trick_distribution_mc(hands, num_players, role="declarer", samples=256, rng=None, *, leader="declarer", position=None):
     """P(the hand takes exactly k tricks), k = 0..6, by Monte Carlo: float32 [B, 7].
     See the module docstring for the arguments and the playout policy."""
-    ids, single = _as_ids(hands)
+    mine, single = _as_masks(hands)
     n = _check_num_players(num_players)
     role = _check_role(role)
     leader = _check_leader(leader)
     samples = _check_samples(samples)
-    pos = _positions(position, role, n, ids.shape[0])
+    pos = _positions(position, role, n, mine.shape[0])
     rng = _get_rng(rng)
-    mine = _ids_to_masks(ids)
     pool = ~_bool_from_masks(mine)
     dist = _distribution(_run(mine, pool, n, leader, pos, samples, rng), HAND_SIZE)
     return dist[0] if single else dist
@@ -520,8 +543,8 @@ def remaining_trick_distribution_mc(hands, unseen, n_players_in, tricks_left=Non
     if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 1 <= t <= HAND_SIZE:
         raise ValueError(f"tricks_left must be an int in 1..{HAND_SIZE}, got {t!r}")
     t = int(t)
-    ids, single = _as_ids(hands, size=t)
-    B = ids.shape[0]
+    mine, single = _as_masks(hands, size=t)
+    B = mine.shape[0]
     n = _check_num_players(n_players_in, 2, MAX_PLAYERS, "n_players_in")
     leader = _check_leader(leader)
     samples = _check_samples(samples)
@@ -536,7 +559,6 @@ def remaining_trick_distribution_mc(hands, unseen, n_players_in, tricks_left=Non
     if un.ndim != 2 or un.shape[1] != NUM_CARDS or un.shape[0] not in (1, B):
         raise ValueError(f"unseen must be a bool [B, 52] or [52] card mask, got shape {np.shape(unseen)} for B={B}")
     un = np.broadcast_to(un, (B, NUM_CARDS))
-    mine = _ids_to_masks(ids)
     hand_bool = _bool_from_masks(mine)
     if (un & hand_bool).any():
         raise ValueError("unseen must not contain cards of the hand")
@@ -554,8 +576,6 @@ def remaining_trick_distribution_mc(hands, unseen, n_players_in, tricks_left=Non
         pos = np.broadcast_to(pos, (B,)).astype(np.int64) if pos.ndim == 0 else pos.astype(np.int64)
         if pos.shape != (B,) or (pos < 0).any() or (pos > n - 1).any():
             raise ValueError(f"position must be in 0..{n - 1} for {n} players in, got {position!r}")
-    if n == 1:
-        raise ValueError("n_players_in must be at least 2")
     dist = _distribution(_run(mine, un.copy(), n, leader, pos, samples, rng), t)
     return dist[0] if single else dist
 
@@ -628,8 +648,8 @@ def _mask_signature(masks):
 def hand_signature(hands):
     """The table key of each hand (int64 [B], or a scalar for one hand): per suit the held
     honours among A K Q J and the number of cards 2..10, suits sorted."""
-    ids, single = _as_ids(hands)
-    key = _mask_signature(_ids_to_masks(ids))
+    masks, single = _as_masks(hands)
+    key = _mask_signature(masks)
     return key[0] if single else key
 
 
@@ -845,28 +865,32 @@ def _shift_distribution(P, delta):
     moves the mean by f * (1 - P[K-1]) up or f * (1 - P[0]) down). P [B, K], delta [B]."""
     P = np.asarray(P, np.float32).copy()
     rest = np.asarray(delta, np.float32).copy()
+    rows = np.flatnonzero(np.abs(rest) > 1e-4)
     for _ in range(P.shape[1] - 1):
-        up = rest > 0
-        cap = np.where(up, 1.0 - P[:, -1], 1.0 - P[:, 0])
-        f = np.where(cap > 1e-6, np.minimum(1.0, np.abs(rest) / np.maximum(cap, 1e-6)), 0.0)[:, None]
-        if not (f > 0).any():
+        if rows.size == 0:
             break
-        sh = np.where(up[:, None], np.concatenate([np.zeros_like(P[:, :1]), P[:, :-2], P[:, -2:].sum(1, keepdims=True)], 1),
-                      np.concatenate([P[:, :2].sum(1, keepdims=True), P[:, 2:], np.zeros_like(P[:, :1])], 1))
-        P = (1 - f) * P + f * sh
-        rest = rest - np.sign(rest) * f[:, 0] * cap
-    return P.astype(np.float32)
+        p, r = P[rows], rest[rows]
+        up = r > 0
+        cap = np.where(up, 1.0 - p[:, -1], 1.0 - p[:, 0])
+        f = np.where(cap > 1e-6, np.minimum(1.0, np.abs(r) / np.maximum(cap, 1e-6)), 0.0)[:, None]
+        sh = np.empty_like(p)
+        sh[:, 1:-1] = np.where(up[:, None], p[:, :-2], p[:, 2:])
+        sh[:, 0] = np.where(up, 0.0, p[:, 0] + p[:, 1])
+        sh[:, -1] = np.where(up, p[:, -2] + p[:, -1], 0.0)
+        P[rows] = (1 - f) * p + f * sh
+        rest[rows] = r - np.sign(r) * f[:, 0] * cap
+        rows = rows[(np.abs(rest[rows]) > 1e-4) & (f[:, 0] > 0)]
+    return P
 
 
 def _table_distribution(hands, num_players, role, leader, position, path=TABLE_PATH):
-    ids, single = _as_ids(hands)
+    masks, single = _as_masks(hands)
     n = _check_num_players(num_players)
     role = _check_role(role)
     leader = _check_leader(leader)
-    B = ids.shape[0]
+    B = masks.shape[0]
     pos = _positions(position, role, n, B)
     tab = load_table(path)
-    masks = _ids_to_masks(ids)
     key = _mask_signature(masks)
     idx = np.minimum(np.searchsorted(tab["keys"], key), len(tab["keys"]) - 1)
     if (tab["keys"][idx] != key).any():

@@ -15,8 +15,10 @@ ALL_CELLS = [(n, leader, role) for n in range(3, 8) for leader in he.LEADERS for
 
 # Stated accuracy of the table against exact Monte Carlo for uniformly random hands:
 # mean |table - MC| of the expected tricks (MC reference with 1024 samples, whose own
-# noise adds ~0.02 to the measured error).
+# noise adds ~0.02 to the measured error). Measured (benchmarks/handeval_accuracy.py):
+# 0.02..0.07 for all combinations but 3 players with trick-winner leads (~0.12).
 TABLE_TOLERANCE = 0.10
+TABLE_TOLERANCE_3P_TRICK_WINNER = 0.16
 
 
 def random_hands(B, seed):
@@ -130,6 +132,7 @@ def test_declarer_leading_every_trick_is_an_advantage():
     (6, "trick_winner", "declarer", None),
     (5, "declarer", "follower", None),
     (4, "trick_winner", "follower", 2),
+    (3, "trick_winner", "declarer", None),
 ])
 def test_table_agrees_with_monte_carlo(n, leader, role, position):
     hands = random_hands(64, 10 + n)
@@ -137,7 +140,8 @@ def test_table_agrees_with_monte_carlo(n, leader, role, position):
     tb = he.trick_distribution(hands, n, role, leader=leader, position=position)
     k = np.arange(7)
     err = np.abs(mc @ k - tb @ k)
-    assert err.mean() < TABLE_TOLERANCE, err.mean()
+    tol = TABLE_TOLERANCE_3P_TRICK_WINNER if (n, leader) == (3, "trick_winner") else TABLE_TOLERANCE
+    assert err.mean() < tol, err.mean()
     assert err.max() < 0.6
     assert np.abs(mc[:, 0] - tb[:, 0]).mean() < 0.08  # P(no trick)
 
