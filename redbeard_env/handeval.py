@@ -209,7 +209,7 @@ def _as_ids(hands, size: int = HAND_SIZE, what: str = "hands"):
 def _as_masks(hands, size: int = HAND_SIZE, what: str = "hands"):
     """Per-suit masks int16 [B, 4] of validated hands, and whether the input was one hand."""
     arr = np.asarray(hands)
-    if arr.ndim in (1, 2) and arr.shape[-1] == NUM_CARDS and arr.dtype == bool:
+    if arr.ndim in (1, 2) and arr.shape[-1] == NUM_CARDS and arr.dtype == bool and arr.size:
         a2 = arr.reshape(-1, NUM_CARDS)
         counts = a2.sum(-1)
         if (counts != size).any():
@@ -229,7 +229,7 @@ def _check_samples(samples) -> int:
 def _positions(position, role, n, B):
     """Seat of the evaluated hand per hand: int array [B], or None = average over followers."""
     if role == "declarer":
-        if position not in (None, 0):
+        if position is not None and (np.asarray(position) != 0).any():
             raise ValueError(f"role='declarer' sits at position 0, got position={position!r}")
         return np.zeros(B, np.int64)
     if position is None:
