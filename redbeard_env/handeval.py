@@ -34,7 +34,7 @@ leading the first trick only = ``role="declarer", leader="trick_winner"``; a fol
 Functions
 ---------
 ``expected_tricks(hands, num_players, role="declarer", *, leader="declarer", position=None)``
-    float32 ``[B]``, from the table (~1.7 M hands/s for B = 1024).
+    float32 ``[B]``, from the table (~1 M hands/s for B = 1024, ~0.1 ms for one hand).
 ``trick_distribution(hands, num_players, role="declarer", *, leader, position)``
     float32 ``[B, 7]``, P(exactly k tricks), k = 0..6, from the table; rows sum to 1.
     P(at least one trick) = ``1 - dist[:, 0]``. ``expected_tricks`` is its mean.
@@ -286,6 +286,14 @@ def _ids_to_masks(ids):
     """int [..., T] card ids (distinct within a row) -> int16 [..., 4] per-suit 13-bit masks."""
     ids = np.asarray(ids)
     T = ids.shape[-1]
+    if ids.size <= 65536:  # small batches: one bincount (lower fixed cost)
+        lead = ids.shape[:-1]
+        cells = int(np.prod(lead))
+        c = ids.reshape(cells, T).astype(np.int64)
+        suit = c // NUM_RANKS
+        flat = (np.arange(cells)[:, None] * 4 + suit).reshape(-1)
+        w = (1 << (c - NUM_RANKS * suit)).reshape(-1)
+        return np.bincount(flat, weights=w, minlength=cells * 4).astype(np.int16).reshape(lead + (4,))
     cols = [ids[..., i].astype(np.int16) for i in range(T)]
     suits = [c // NUM_RANKS for c in cols]
     bits = [_BIT[c - NUM_RANKS * s] for c, s in zip(cols, suits)]
