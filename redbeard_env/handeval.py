@@ -838,6 +838,9 @@ def load_table(path: str = TABLE_PATH, *, reload: bool = False, smooth: bool = T
     ck = (os.path.abspath(path), smooth)
     if not reload and ck in _TABLE_CACHE:
         return _TABLE_CACHE[ck]
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"hand-strength table {path} is missing; regenerate it with "
+                                "`python -m redbeard_env.handeval --regenerate` (or build_table())")
     with np.load(path) as raw:
         data = {k: raw[k] for k in raw.files}
     if int(data["version"]) != TABLE_VERSION or int(data["top_honours"]) != TOP_HONOURS:
