@@ -48,7 +48,29 @@ PASSED = -1
 JOIN_PENDING, JOIN_ASKED, JOIN_SKIPPED = range(3)
 
 _SUIT_OF_CARD = (np.arange(NUM_CARDS) // NUM_RANKS).astype(np.int8)
-_FACE = (np.arange(NUM_CARDS) % NUM_RANKS) >= 9  # J Q K A
+# Card sets are uint64 bitmasks: bit c = card id c.
+_BIT = (np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)).astype(np.uint64)
+_FACE_BITS = np.bitwise_or.reduce(_BIT[(np.arange(NUM_CARDS) % NUM_RANKS) >= 9])  # J Q K A
+# _SUIT_BITS[s] = the cards of suit s; _SUIT_BITS[-1] (no led suit) = none
+_SUIT_BITS = np.array([np.bitwise_or.reduce(_BIT[s * NUM_RANKS : (s + 1) * NUM_RANKS]) for s in range(4)] + [0], np.uint64)
+
+
+def bits_to_bool(x: np.ndarray) -> np.ndarray:
+    """Card bitmasks uint64 [...] -> bool [..., 52]."""
+    x = np.ascontiguousarray(x, dtype="<u8")
+    u = np.unpackbits(x.view(np.uint8).reshape(*x.shape, 8), axis=-1, bitorder="little")
+    return u[..., :NUM_CARDS].view(np.bool_)
+
+
+def cards_to_bits(cards: np.ndarray) -> np.ndarray:
+    """Card ids int [..., k] (-1 = none) -> bitmasks uint64 [...]."""
+    cards = np.asarray(cards)
+    return np.where(cards >= 0, _BIT[np.maximum(cards, 0)], np.uint64(0)).sum(-1, dtype=np.uint64)
+
+
+def bool_to_bits(flags: np.ndarray) -> np.ndarray:
+    """bool [..., 52] -> uint64 bitmasks [...]."""
+    return np.where(flags, _BIT, np.uint64(0)).sum(-1, dtype=np.uint64)
 _AR6 = np.arange(HAND_SIZE)
 _AR52 = np.arange(NUM_CARDS)
 _LEVELS = np.arange(8)  # bid levels 0..6 and Rödskägg (7); actions BID0 + level
@@ -62,8 +84,51 @@ _KIND[[ASK, SKIP]] = 3
 _KIND[[KEEP, REDEAL]] = 4
 _KIND[[LOOK, NO_LOOK]] = 5
 
+_AR8 = np.arange(16, dtype=np.int8)
+# first action of the two-action question of each phase (-1: not a two-action phase)
+_PAIR_ACTION = np.full(8, -1, np.intp)
+_PAIR_ACTION[[0, 1, 3, 4]] = [KEEP, LOOK, ASK, JOIN]
+
+# columns of the packed per-seat array, in the order of the observation's blocks from
+# "active" to "throws" (13 blocks of one value per position), then voids and call
+_C_ACTIVE, _C_IN_ROUND, _C_DEALER, _C_DECLARER, _C_ACTING, _C_LEADER = range(6)
+_C_TRICK_PLAYED, _C_TRICK_WINNING, _C_THROWER, _C_TRICKS, _C_JOINER, _C_BOUNCED, _C_THROWS = range(6, 13)
+_C_VOIDS = 13  # 4 columns
+_C_CALL = 17
+_SEAT_COLS = 18
+_K1_BLOCKS = ("active", "in_round", "dealer", "declarer", "acting", "leader", "trick_played",
+              "trick_winning", "thrower", "tricks", "joiner", "bounced", "throws")
+assert all(OFF[b] == OFF["active"] + 7 * i for i, b in enumerate(_K1_BLOCKS))
+assert OFF["voids"] == OFF["throws"] + 7 and OFF["call"] == OFF["voids"] + 28
+assert [OFF[b] for b in ("hand", "played", "trick", "seen_thrown")] == [OFF["hand"] + 52 * i for i in range(4)]
+
+# The adjacent observation blocks tricks_done (7), high_bid (9), join_state (3),
+# deal_flags[0:2] and me_forced as one uint8 table row per combination
+_GAME_BLOCKS = slice(OFF["tricks_done"], OFF["me_forced"] + 1)
+assert OFF["deal_flags"] == OFF["join_state"] + 3 and OFF["me_forced"] == OFF["deal_flags"] + 4
+
+
+def _game_table() -> np.ndarray:
+    rows = []
+    for td in range(7):
+        for hb in range(9):
+            for js in range(3):
+                for ro in range(2):
+                    for rs in range(2):
+                        for mf in range(2):
+                            row = np.zeros(_GAME_BLOCKS.stop - _GAME_BLOCKS.start, np.uint8)
+                            row[td] = 1
+                            row[7 + hb] = 1
+                            row[16 + js] = 1
+                            row[19], row[20], row[23] = ro, rs, mf
+                            rows.append(row)
+    return np.stack(rows)
+
+
+_GAME_TABLE = _game_table()
+
 # float32 tables that reproduce the reference encoder's float64 arithmetic exactly
-_TRICKS_T = (np.arange(8) / 6.0).astype(np.float32)
+_TRICKS_T = (np.arange(8) / 6.0).astype(np.float32)  # indexed by int8 tricks
 _THROWS_T = np.minimum(np.arange(256) / 3.0, 1.0).astype(np.float32)
 _STOCK_T = (np.arange(NUM_CARDS + 1) / NUM_CARDS).astype(np.float32)
 _TIED_T = (np.arange(MAX_TIED_DUELS + 2) / 10.0).astype(np.float32)
@@ -76,7 +141,6 @@ class VectorEnv:
         num_players: int = 4,
         rules: "str | Rules" = "classic",
         seed: int | None = None,
-        copy: bool = True,
         **overrides: Any,
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -84,7 +148,6 @@ class VectorEnv:
         self.rules = make_rules(rules, **overrides)
         self.num_players = n = check_num_players(num_players, self.rules)
         self.num_envs = B = int(num_envs)
-        self.copy = bool(copy)
         self.rng = np.random.default_rng(seed)
         r = self.rules
         # rule switches (one Rules for the whole batch)
@@ -108,8 +171,12 @@ class VectorEnv:
         self._OFFS = np.where(off == 0, n, off)  # OFFS[base, seat] in 1..n
         self._REL = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # REL[observer, pos] = seat
         self._POS = off  # POS[observer, seat] = relative position
+        self._POS8 = off.astype(np.int8)
         self._arB = np.arange(B)
+        self._N8 = np.arange(n, dtype=np.int8)
+        self._seat_rows = self._arB * n
         self._prefix = static_prefix(r, n)
+        self._static = slice(OFF["num_players"], OBS_SLICES["rules"].stop)
         self.auto_reset = True
         self._alloc()
         self._apply_fns = (
@@ -148,24 +215,29 @@ class VectorEnv:
         self.winner = np.full(B, -1, i8)
         self.terminated = np.zeros(B, b_)
         self.truncated = np.zeros(B, b_)
-        # per seat
+        # per seat: scores, and one packed int8 array whose columns are laid out like the
+        # observation's per-position blocks (one gather serves them all); named views below
         self.scores = np.zeros((B, n), np.int32)
-        self.active = np.zeros((B, n), b_)
-        self.in_round = np.zeros((B, n), b_)
-        self.tricks = np.zeros((B, n), i8)
-        self.calls = np.full((B, n), NO_CALL, i8)
-        self.joiner = np.zeros((B, n), b_)
-        self.bounced = np.zeros((B, n), b_)
-        self.throws = np.zeros((B, n), np.int16)
-        self.trick_played = np.zeros((B, n), b_)
-        self.voids = np.zeros((B, n, 4), b_)
-        # cards
-        self.hands = np.zeros((B, n, NUM_CARDS), b_)
-        self.seen = np.zeros((B, n, NUM_CARDS), b_)
-        self.played = np.zeros((B, NUM_CARDS), b_)
-        self.trick_cards = np.zeros((B, NUM_CARDS), b_)
-        self.thrown = np.zeros((B, NUM_CARDS), b_)
-        self.thrown_hand = np.zeros((B, NUM_CARDS), b_)
+        self._seat = np.zeros((B, n, _SEAT_COLS), i8)
+        sb = self._seat.view(b_)
+        self.active = sb[:, :, _C_ACTIVE]
+        self.in_round = sb[:, :, _C_IN_ROUND]
+        self.trick_played = sb[:, :, _C_TRICK_PLAYED]
+        self.tricks = self._seat[:, :, _C_TRICKS]
+        self.joiner = sb[:, :, _C_JOINER]
+        self.bounced = sb[:, :, _C_BOUNCED]
+        self.throws = self._seat[:, :, _C_THROWS]
+        self.voids = sb[:, :, _C_VOIDS : _C_VOIDS + 4]
+        self.calls = self._seat[:, :, _C_CALL]
+        self.calls[:] = NO_CALL
+        # card sets as uint64 bitmasks (bit c = card c)
+        u8 = np.uint64
+        self.hands = np.zeros((B, n), u8)
+        self.seen = np.zeros((B, n), u8)  # thrown-in cards each seat has seen this deal
+        self.played = np.zeros(B, u8)  # cards of the finished tricks of this deal
+        self.trick_cards = np.zeros(B, u8)  # cards of the current (or just finished) trick
+        self.thrown = np.zeros(B, u8)  # thrown-in cards not yet reshuffled into the stock
+        self.thrown_hand = np.zeros(B, u8)  # the hand up for a look
         self.deck = np.zeros((B, NUM_CARDS), i8)  # stock = deck[stock_pos : stock_pos + stock_len]
         self.rank = np.zeros((B, NUM_CARDS), i8)  # reshuffle key of each card
         # queued decks (reset(decks=...) / load_games): dq_deck[b, q] for q < dq_len[b]
@@ -183,7 +255,37 @@ class VectorEnv:
         self.r_tricks = np.zeros((B, n), i8)
         self.r_joiner = np.zeros((B, n), b_)
         self.r_folded = np.zeros((B, n), b_)
-        self._obs = np.tile(self._prefix, (B, 1))
+        self._stage = S = np.zeros((B, OBS_SIZE), np.uint8)
+        self._stage_b = S.view(b_)
+        self._stage_cards = S[:, OFF["hand"] : OFF["hand"] + 4 * NUM_CARDS].reshape(B, 4, NUM_CARDS)
+        self._stage_k1 = S[:, OFF["active"] : OFF["active"] + 7 * len(_K1_BLOCKS)].reshape(B, len(_K1_BLOCKS), 7)
+        self._stage_voids = S[:, OFF["voids"] : OFF["voids"] + 4 * n].reshape(B, n, 4)
+        self._stage_call = self._stage_b[:, OFF["call"] : OFF["call"] + 10 * n].reshape(B, n, 10)
+        self._stage_score_bin = self._stage_b[:, OFF["score_bin"] : OFF["score_bin"] + SCORE_BINS * n].reshape(
+            B, n, SCORE_BINS
+        )
+        for view in (self._stage_cards, self._stage_k1, self._stage_voids, self._stage_call, self._stage_score_bin):
+            assert np.shares_memory(view, S)
+        self._G = np.zeros((B, n, _SEAT_COLS), i8)
+        # the static prefix: its 0/1 entries stay in the staging buffer for good, the
+        # other values are written after the conversion
+        pre = self._prefix[self._static]
+        S[:, self._static] = pre == 1
+        self._static_cols = np.arange(self._static.start, self._static.stop)[(pre != 0) & (pre != 1)]
+        self._hot = np.zeros((B, 7 + 2 * n), np.intp)
+        self._call_sl = slice(OFF["call"], OFF["call"] + 10 * n)
+        self._score_bin_sl = slice(OFF["score_bin"], OFF["score_bin"] + SCORE_BINS * n)
+        self._rowoff = self._arB * OBS_SIZE
+        rowoff = self._rowoff[:, None]
+        self._mark_base = rowoff + OFF["active"] + 7 * np.array(
+            [_C_DEALER, _C_DECLARER, _C_ACTING, _C_LEADER, _C_TRICK_WINNING, _C_THROWER]
+        )
+        self._call_base = rowoff + OFF["call"] + 10 * np.arange(n) + 2  # + call (-2 = none)
+        self._score_bin_base = rowoff + OFF["score_bin"] + SCORE_BINS * np.arange(n) + 1  # + clip(score, -1, 7)
+        self._words = np.zeros((B, 4), "<u8")
+        self._seat_b = self._seat.view(b_)
+        self._n_in = np.zeros(B, i8)
+        self._next_in = np.zeros((B, n), i8)
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
 
     # ------------------------------------------------------------------ seat helpers
@@ -212,7 +314,7 @@ class VectorEnv:
             self.dq_pos[qi] += 1
         m = int(k - useq.sum())
         if m:
-            base = np.tile(_AR52.astype(np.int8), (m, 1))
+            base = np.tile(_AR52, (m, 1))
             deck[~useq] = self.rng.permuted(base, axis=1)
             rank[~useq] = self.rng.permuted(base, axis=1)
         return deck, rank
@@ -226,22 +328,22 @@ class VectorEnv:
         r, c = np.nonzero(fo)
         seats = rot[r, c]
         cards = deck[r[:, None], pos[r, c][:, None] * HAND_SIZE + _AR6]
-        self.hands[idx] = False
-        self.hands[idx[r][:, None], seats[:, None], cards] = True
+        self.hands[idx] = 0
+        self.hands[idx[r], seats] = _BIT[cards].sum(1, dtype=np.uint64)
         nd = fo.sum(1) * HAND_SIZE
         self.deck[idx] = deck
         self.rank[idx] = rank
         self.stock_pos[idx] = nd
         self.stock_len[idx] = NUM_CARDS - nd
-        self.thrown[idx] = False
+        self.thrown[idx] = 0
         self._clear_trick(idx)
-        self.played[idx] = False
+        self.played[idx] = 0
         self.tricks[idx] = 0
         self.tricks_done[idx] = 0
         self.voids[idx] = False
 
     def _clear_trick(self, idx: np.ndarray) -> None:
-        self.trick_cards[idx] = False
+        self.trick_cards[idx] = 0
         self.trick_played[idx] = False
         self.trick_len[idx] = 0
         self.trick_led[idx] = -1
@@ -256,7 +358,7 @@ class VectorEnv:
             self._reshuffle(idx[short])
         pos = self.stock_pos[idx].astype(np.intp)
         cards = self.deck[idx[:, None], pos[:, None] + _AR6]
-        self.hands[idx[:, None], seat[:, None], cards] = True
+        self.hands[idx, seat] = _BIT[cards].sum(1, dtype=np.uint64)
         self.stock_pos[idx] += HAND_SIZE
         self.stock_len[idx] -= HAND_SIZE
 
@@ -269,12 +371,12 @@ class VectorEnv:
         inst = (_AR52 >= pos[:, None]) & (_AR52 < (pos + ln)[:, None])
         r, c = np.nonzero(inst)
         key[r, self.deck[idx[r], c]] = c - pos[r]
-        th = self.thrown[idx]
+        th = bits_to_bool(self.thrown[idx])
         key = np.where(th, 100 + self.rank[idx].astype(np.int32), key)
         self.deck[idx] = np.argsort(key, 1, kind="stable").astype(np.int8)
         self.stock_pos[idx] = 0
         self.stock_len[idx] = ln + th.sum(1)
-        self.thrown[idx] = False
+        self.thrown[idx] = 0
         self.redeals_open[idx] = False
         self.reshuffled[idx] = True
 
@@ -302,7 +404,7 @@ class VectorEnv:
         self.redeals_open[idx] = self._redeal_on
         self.reshuffled[idx] = False
         self.throws[idx] = 0
-        self.seen[idx] = False
+        self.seen[idx] = 0
         self.calls[idx] = NO_CALL
         self.high_level[idx] = -1
         self.declarer[idx] = -1
@@ -311,7 +413,7 @@ class VectorEnv:
         self.bounced[idx] = False
         self.in_duel[idx] = False
         self.thrower[idx] = -1
-        self.thrown_hand[idx] = False
+        self.thrown_hand[idx] = 0
         self._next_redeal(idx, np.ones(len(idx), np.intp))
 
     # ------------------------------------------------------------------ redeal and look
@@ -324,8 +426,7 @@ class VectorEnv:
             return
         cand = self.active[idx] & self.redeals_open[idx][:, None]
         if self._no_face:
-            h = self.hands[idx].reshape(len(idx), self.num_players, 4, NUM_RANKS)
-            cand &= ~h[..., 9:].any((2, 3))
+            cand &= (self.hands[idx] & _FACE_BITS) == 0
         nxt = self._next_seat(self.dealer[idx], cand, start)
         found = nxt >= 0
         fi = idx[found]
@@ -344,7 +445,7 @@ class VectorEnv:
         self.thrown_hand[ri] = h
         self.thrown[ri] |= h
         self.seen[ri, rs] |= h
-        self.hands[ri, rs] = False
+        self.hands[ri, rs] = 0
         self.throws[ri, rs] += 1
         if self._challenge:
             self.thrower[ri] = rs
@@ -362,7 +463,7 @@ class VectorEnv:
         if len(li):
             th = self.thrown_hand[li]
             self.seen[li, ls] |= th
-            face = (th & _FACE).any(1)
+            face = (th & _FACE_BITS) != 0
             loser = np.where(face, self.thrower[li], ls)
             ended = self._add_score(li, loser, PENALTY)
             self._finish_look(li[~ended])
@@ -381,7 +482,7 @@ class VectorEnv:
             return
         th = self.thrower[idx].copy()
         self.thrower[idx] = -1
-        self.thrown_hand[idx] = False
+        self.thrown_hand[idx] = 0
         self._draw_hand(idx, th)
         self._next_redeal(idx, self._OFFS[self.dealer[idx], th])
 
@@ -455,6 +556,21 @@ class VectorEnv:
         self._clear_trick(idx)
         self.phase[idx] = np.where(self.in_duel[idx], DUEL_PH, PLAY_PH)
         self.to_act[idx] = self.leader[idx]
+        # who plays after whom in this trick (in_round cannot change during a trick)
+        inr = self.in_round[idx]
+        self._n_in[idx] = inr.sum(1)
+        self._next_in[idx] = self._next_seat_all(inr)
+
+    def _next_seat_all(self, flags: np.ndarray) -> np.ndarray:
+        """For every seat s, the first flagged seat clockwise after s (s itself last):
+        int8 [k, n] from flags [k, n]."""
+        n = self.num_players
+        f2 = np.concatenate([flags, flags], 1)  # seat s + d at column s + d
+        out = np.full(flags.shape, -1, np.int8)
+        for d in range(n, 0, -1):  # nearest wins: fill from the farthest offset inwards
+            hit = f2[:, d : d + n]
+            out = np.where(hit, (self._N + d) % n, out)
+        return out
 
     def _apply_ask(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
         ask = a == ASK
@@ -515,6 +631,7 @@ class VectorEnv:
         self._next_join(idx, self._OFFS[self.declarer[idx], seat] + 1)
 
     def _apply_play(self, idx: np.ndarray, seat: np.ndarray, card: np.ndarray) -> None:
+        n = self.num_players
         suit = _SUIT_OF_CARD[card]
         tl = self.trick_len[idx]
         first = tl == 0
@@ -522,24 +639,23 @@ class VectorEnv:
         off = suit != led
         if off.any():
             self.voids[idx[off], seat[off], led[off]] = True
-        self.hands[idx, seat, card] = False
-        self.trick_cards[idx, card] = True
-        self.trick_played[idx, seat] = True
+        bit = _BIT[card]
+        srow = idx * n + seat
+        hflat = self.hands.reshape(-1)
+        hflat[srow] &= ~bit
+        self.trick_cards[idx] |= bit
+        self._seat.reshape(-1)[srow * _SEAT_COLS + _C_TRICK_PLAYED] = 1
         best = self.trick_best[idx]
         better = first | ((suit == led) & (card > best))
         self.trick_led[idx] = led
         self.trick_best[idx] = np.where(better, card, best)
         self.trick_win[idx] = np.where(better, seat, self.trick_win[idx])
-        tl = tl + 1
+        tl += 1
         self.trick_len[idx] = tl
-        inr = self.in_round[idx]
-        done = tl >= inr.sum(1)
-        nd = ~done
-        if nd.all():
-            self.to_act[idx] = self._next_seat(seat, inr)
-            return
-        self.to_act[idx[nd]] = self._next_seat(seat[nd], inr[nd])
-        self._complete_trick(idx[done])
+        self.to_act[idx] = self._next_in.reshape(-1)[srow]
+        done = tl >= self._n_in[idx]
+        if done.any():
+            self._complete_trick(idx[done])
 
     def _complete_trick(self, idx: np.ndarray) -> None:
         w = self.trick_win[idx]
@@ -728,26 +844,25 @@ class VectorEnv:
         self._start_duel(idx)
 
     # ------------------------------------------------------------------ masks and observations
-    def _compute_mask(self, mask: np.ndarray) -> None:
-        ar = self._arB
+    def _compute_mask(self, hand: np.ndarray) -> np.ndarray:
+        """The acting seat's legal actions, int8 [B, 69]; ``hand`` is its hand (bitmask [B])."""
+        B = self.num_envs
         ph = self.phase
         ta = self.to_act
-        mask[:] = 0
-        play = (ph == PLAY_PH) | (ph == DUEL_PH)
-        hand = self.hands[ar, ta]
-        led = np.where(self.trick_len > 0, self.trick_led, -1)
-        follow = hand & (_SUIT_OF_CARD == led[:, None])
-        hasf = follow.any(1)
-        legal = np.where(hasf[:, None], follow, hand) & play[:, None]
-        mask[:, :NUM_CARDS] = legal
-        bid = ph == BID_PH
-        if bid.any():
+        mask = np.zeros((B, NUM_ACTIONS), np.int8)
+        follow = hand & _SUIT_BITS[self.trick_led]  # cards of the led suit (none when leading)
+        legal = np.where(follow != 0, follow, hand)
+        legal[(ph != PLAY_PH) & (ph != DUEL_PH)] = 0
+        bits = np.unpackbits(legal.astype("<u8").view(np.uint8).reshape(B, 8), axis=1, bitorder="little")
+        mask[:, :NUM_CARDS] = bits[:, :NUM_CARDS]
+        bi = np.flatnonzero(ph == BID_PH)
+        if len(bi):
             r = self.rules
-            bi = np.flatnonzero(bid)
             high = self.high_level[bi]
-            forced = np.zeros(len(bi), bool)
             if self._dealer_must:
                 forced = (ta[bi] == self.dealer[bi]) & (high < 0)
+            else:
+                forced = np.zeros(len(bi), bool)
             lo = np.where(forced, max(r.min_bid, 1), r.min_bid)
             ok = ((_LEVELS >= lo[:, None]) & (_LEVELS <= r.max_bid)) | (_LEVELS == REDBEARD_LEVEL)
             ok &= _LEVELS > high[:, None]
@@ -757,80 +872,94 @@ class VectorEnv:
                 ok &= _LEVEL_TRICKS <= cap[:, None]
             mask[bi, BID0 : BID0 + 8] = ok
             mask[bi, PASS] = ~forced
-        for code, (a1, a2) in (
-            (REDEAL_PH, (KEEP, REDEAL)),
-            (LOOK_PH, (LOOK, NO_LOOK)),
-            (ASK_PH, (ASK, SKIP)),
-            (JOIN_PH, (JOIN, FOLD)),
-        ):
-            m = ph == code
-            mask[:, a1] = m
-            mask[:, a2] = m
+        oi = np.flatnonzero(ph <= JOIN_PH)
+        if len(oi):
+            first = _PAIR_ACTION[ph[oi]]
+            keep = first >= 0
+            oi, first = oi[keep], first[keep]
+            mask[oi, first] = 1
+            mask[oi, first + 1] = 1
+        return mask
 
-    def _encode(self, out: np.ndarray, obsr: np.ndarray) -> None:
-        """Write the observation of seat ``obsr[b]`` of every game into ``out`` [B, D]
-        (whose static prefix must already be in place)."""
+    def _encode(self, obsr: np.ndarray) -> np.ndarray:
+        """The observations of seat ``obsr[b]`` in every game b, float32 [B, D] (a new
+        array). Binary blocks are written into a uint8 staging buffer (mostly in place:
+        ``np.take``/``np.equal`` with ``out=``), which is converted once; the few
+        real-valued entries are written afterwards. The staging buffer's card rows
+        (hand, played, trick, seen) stay valid for the mask until the next call."""
         n = self.num_players
-        ar = self._arB
-        ar1 = ar[:, None]
+        B = self.num_envs
+        S, Sb = self._stage, self._stage_b
         ph = self.phase
-        out[:, OBS_SLICES["phase"]] = 0
-        out[ar, OFF["phase"] + ph.astype(np.intp)] = 1.0
+        # hand[obsr], played, trick, seen[obsr]: adjacent blocks, unpacked from bitmasks
+        srow = self._seat_rows + obsr
+        words = self._words
+        words[:, 0] = self.hands.reshape(-1)[srow]
+        words[:, 1] = self.played
+        words[:, 2] = self.trick_cards
+        words[:, 3] = self.seen.reshape(-1)[srow]
+        bits = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")
+        self._stage_cards[...] = bits.reshape(B, 4, 64)[:, :, :NUM_CARDS]
+        # tricks_done, high_bid, join_state, redeals_open, reshuffled, me_forced: adjacent,
+        # one table row per combination
+        code = self.tricks_done.astype(np.intp) * 9 + (self.high_level + 1)
+        code = (code * 3 + self.join_state) * 2 + self.redeals_open
+        code = code * 2 + self.reshuffled
+        if self._dealer_must:
+            forced = (ph == BID_PH) & (self.to_act == obsr) & (obsr == self.dealer) & (self.high_level < 0)
+            code = code * 2 + forced
+        else:
+            code = code * 2
+        np.take(_GAME_TABLE, code, axis=0, out=S[:, _GAME_BLOCKS], mode="clip")
+        # per-seat blocks, rotated to the observer's point of view: one gather of the packed
+        # per-seat array by relative position
+        rows = self._seat_rows[:, None] + self._REL[obsr]  # [B, n]: row of the seat at each position
+        G = np.take(self._seat.reshape(-1, _SEAT_COLS), rows, axis=0, out=self._G, mode="clip")  # [B, n, cols]
+        # (the seat-mark columns of the packed array are always 0: marks are set below)
+        self._stage_k1[:, :, :n] = G[:, :, : len(_K1_BLOCKS)].transpose(0, 2, 1)
+        self._stage_voids[...] = G[:, :, _C_VOIDS : _C_VOIDS + 4]
+        # every remaining one-hot as one scatter of ones into zeroed blocks: phase, the
+        # seat marks (dealer, declarer, acting, leader, trick_winning, thrower; a mark
+        # without a seat goes to a float column that is overwritten below), call, score bin
+        S[:, OBS_SLICES["phase"]] = 0
+        S[:, self._call_sl] = 0
+        S[:, self._score_bin_sl] = 0
+        hot = self._hot
+        hot[:, 0] = self._rowoff + ph
+        marks = hot[:, 1:7]
+        marks[:, 0] = self.dealer
+        marks[:, 1] = self.declarer
+        marks[:, 2] = self.to_act
+        marks[:, 3] = np.where((ph >= ASK_PH) & (ph <= DUEL_PH), self.leader, -1)
+        marks[:, 4] = np.where(self.trick_len > 0, self.trick_win, -1)
+        marks[:, 5] = self.thrower
+        marks[...] = np.where(marks >= 0, self._mark_base + (marks - obsr[:, None]) % n, self._rowoff[:, None] + OFF["score"])
+        sc = self.scores.reshape(-1)[rows]
+        hot[:, 7 : 7 + n] = self._call_base + G[:, :, _C_CALL]
+        hot[:, 7 + n :] = self._score_bin_base + np.clip(sc, -1, 7)
+        S.reshape(-1)[hot] = 1
+        # one conversion, then the real-valued entries
+        out = S.astype(np.float32)
+        if self._static_cols.size:
+            out[:, self._static_cols] = self._prefix[self._static_cols]
         out[:, OFF["progress"]] = self.rounds_played / self.rules.max_rounds
-        out[:, OBS_SLICES["hand"]] = self.hands[ar, obsr]
-        out[:, OBS_SLICES["played"]] = self.played
-        out[:, OBS_SLICES["trick"]] = self.trick_cards
-        out[:, OBS_SLICES["seen_thrown"]] = self.seen[ar, obsr]
-        out[:, OBS_SLICES["tricks_done"]] = 0
-        out[ar, OFF["tricks_done"] + self.tricks_done.astype(np.intp)] = 1.0
-        out[:, OBS_SLICES["high_bid"]] = 0
-        out[ar, OFF["high_bid"] + 1 + self.high_level.astype(np.intp)] = 1.0
-        out[:, OBS_SLICES["join_state"]] = 0
-        out[ar, OFF["join_state"] + self.join_state.astype(np.intp)] = 1.0
         o = OFF["deal_flags"]
-        out[:, o] = self.redeals_open
-        out[:, o + 1] = self.reshuffled
         out[:, o + 2] = _STOCK_T[self.stock_len]
         out[:, o + 3] = _TIED_T[np.minimum(self.tied_duels, MAX_TIED_DUELS + 1)]
-        if self._dealer_must:
-            out[:, OFF["me_forced"]] = (
-                (ph == BID_PH) & (self.to_act == obsr) & (obsr == self.dealer) & (self.high_level < 0)
-            )
-        else:
-            out[:, OFF["me_forced"]] = 0
-        rel = self._REL[obsr]  # [B, n] seat at each relative position
-        sc = self.scores[ar1, rel]
         out[:, OFF["score"] : OFF["score"] + n] = np.clip(sc / SCORE_SCALE, OBS_LOW, OBS_HIGH)
-        o = OFF["score_bin"]
-        out[:, o : o + n * SCORE_BINS] = 0
-        out[ar1, o + self._N * SCORE_BINS + np.clip(sc, -1, 7) + 1] = 1.0
-        for name, arr in (
-            ("active", self.active),
-            ("in_round", self.in_round),
-            ("joiner", self.joiner),
-            ("bounced", self.bounced),
-            ("trick_played", self.trick_played),
-        ):
-            out[:, OFF[name] : OFF[name] + n] = arr[ar1, rel]
-        out[:, OFF["tricks"] : OFF["tricks"] + n] = _TRICKS_T[self.tricks[ar1, rel]]
-        out[:, OFF["throws"] : OFF["throws"] + n] = _THROWS_T[np.minimum(self.throws[ar1, rel], 255)]
-        out[:, OFF["voids"] : OFF["voids"] + 4 * n] = self.voids[ar1, rel].reshape(-1, 4 * n)
-        o = OFF["call"]
-        out[:, o : o + 10 * n] = 0
-        out[ar1, o + self._N * 10 + self.calls[ar1, rel] + 2] = 1.0
-        lead_shown = (ph == PLAY_PH) | (ph == DUEL_PH) | (ph == ASK_PH) | (ph == JOIN_PH)
-        for name, seat in (
-            ("dealer", self.dealer),
-            ("declarer", self.declarer),
-            ("acting", self.to_act),
-            ("leader", np.where(lead_shown, self.leader, -1)),
-            ("trick_winning", np.where(self.trick_len > 0, self.trick_win, -1)),
-            ("thrower", self.thrower),
-        ):
-            o = OFF[name]
-            out[:, o : o + n] = 0
-            v = seat >= 0
-            out[ar[v], o + self._POS[obsr[v], seat[v]]] = 1.0
+        out[:, OFF["tricks"] : OFF["tricks"] + n] = _TRICKS_T[G[:, :, _C_TRICKS]]
+        out[:, OFF["throws"] : OFF["throws"] + n] = _THROWS_T[G[:, :, _C_THROWS].view(np.uint8)]
+        return out
+
+    def observe(self, observer=None) -> np.ndarray:
+        """Observations float32 [B, D] of seat ``observer`` (int or int [B]; default: the
+        acting seat) in every game, as the AEC env would encode them."""
+        if observer is None:
+            obsr = self.to_act.astype(np.intp)
+        else:
+            obsr = np.broadcast_to(np.asarray(observer, dtype=np.intp), (self.num_envs,))
+        obsr = np.where(obsr < 0, 0, obsr)
+        return self._encode(obsr)
 
     # ------------------------------------------------------------------ public API
     def reset(
@@ -916,11 +1045,10 @@ class VectorEnv:
 
     def _observe(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         seat = self.to_act.astype(np.int64)
-        self._encode(self._obs, self.to_act)
-        self._compute_mask(self._mask)
-        if self.copy:
-            return self._obs.copy(), self._mask.copy(), seat
-        return self._obs, self._mask, seat
+        obsr = np.where(seat < 0, 0, seat)
+        obs = self._encode(obsr)
+        self._mask = self._compute_mask(self._words[:, 0])
+        return obs, self._mask.copy(), seat
 
     def _check_actions(self, actions) -> np.ndarray:
         B = self.num_envs
@@ -990,10 +1118,12 @@ class VectorEnv:
 
 # ---------------------------------------------------------------- helpers
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``mask`` (int8/bool [B, 69]); rows
-    without a legal action get 0."""
-    m = mask.astype(bool, copy=False)
-    count = m.sum(1)
-    pick = (rng.random(len(m)) * count).astype(np.int64)
-    cum = np.cumsum(m, 1, dtype=np.int16)
-    return (cum > pick[:, None]).argmax(1)
+    """One uniformly random legal action per row of ``mask`` (int8/bool [B, A]); every row
+    must have a legal action."""
+    B, A = mask.shape
+    flat = np.flatnonzero(mask)
+    row = flat // A
+    count = np.bincount(row, minlength=B)
+    start = np.cumsum(count) - count
+    pick = start + (rng.random(B) * count).astype(np.int64)
+    return flat[pick] - np.arange(B) * A
