@@ -278,7 +278,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from agents.ppo import PolicyNet, masked_entropy, save_checkpoint
+    from agents.ppo import PolicyNet, masked_entropy, policy_features, save_checkpoint
 
     torch.set_num_threads(cfg.torch_threads)
     if cfg.device == "cuda" and not torch.cuda.is_available():
@@ -359,12 +359,13 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                     actions = np.empty(B, dtype=np.int64)
                     lrn = np.flatnonzero(acting_learner)
                     if len(lrn):
-                        o = torch.as_tensor(arena.obs[lrn], device=device)
+                        feats = policy_features(arena.obs[lrn])
+                        o = torch.as_tensor(feats, device=device)
                         m = torch.as_tensor(arena.mask[lrn], device=device).bool()
                         act, logp, value = net.act(o, m)
                         act_np = act.cpu().numpy()
                         actions[lrn] = act_np
-                        idx = buf.add(arena.obs[lrn], arena.mask[lrn], act_np, logp.cpu().numpy(), ret_denorm(value.cpu().numpy()))
+                        idx = buf.add(feats, arena.mask[lrn], act_np, logp.cpu().numpy(), ret_denorm(value.cpu().numpy()))
                         seats = arena.seat[lrn]
                         prev = arena.last[lrn, seats]
                         linked = prev >= 0
@@ -378,7 +379,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                         if hasattr(agent, "act_batch"):
                             actions[sel] = agent.act_batch(arena.obs[sel], arena.mask[sel])
                         else:  # a frozen snapshot network
-                            o = torch.as_tensor(arena.obs[sel], device=device)
+                            o = torch.as_tensor(policy_features(arena.obs[sel]), device=device)
                             m = torch.as_tensor(arena.mask[sel], device=device).bool()
                             actions[sel] = agent.act(o, m)[0].cpu().numpy()
                     arena.obs, arena.mask, arena.seat, rewards, terminated, truncated, info = arena.venv.step(actions)

@@ -1,6 +1,12 @@
 """The PPO policy: one network for every phase and for 3–7 players.
 
-observation [542] -> torso (MLP) -> masked policy logits [69] + value [1]
+features [556] -> torso (MLP) -> masked policy logits [69] + value [1]
+
+The features are the observation vector (542) plus a hand-strength block (14): the
+table estimate (:mod:`redbeard_env.handeval`) of the probability of taking 0..6 tricks
+with the observer's hand as declarer (7) and as a follower (7), under the game's leader
+rule and player count, while the hand holds all six cards (zeros afterwards). Bidding is
+the decision that most needs this and the hardest to learn from 52 card bits alone.
 
 Illegal actions get the dtype's most negative logit before the softmax, so sampling can
 never pick one (a row with no legal action is an error, not a silent fallback).
@@ -26,8 +32,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from redbeard_env import handeval
 from redbeard_env.cards import NUM_ACTIONS
-from redbeard_env.observation import OBS_SIZE
+from redbeard_env.observation import MIN_PLAYERS, OBS_SIZE, OFF, OBS_SLICES, RULES_SIZE
+from redbeard_env.rules import CHOICES
 
 from .base import Agent
 from .registry import register
@@ -35,6 +43,32 @@ from .registry import register
 FORMAT = "redbeard-ppo"
 VERSION = 1
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+HAND_FEATURES = 14
+FEATURE_SIZE = OBS_SIZE + HAND_FEATURES
+# where the leader rule sits in the observation's rules block (categoricals in CHOICES order)
+_LEADER_COL = OFF["rules"] + sum(len(v) for k, v in CHOICES.items() if list(CHOICES).index(k) < list(CHOICES).index("leader"))
+assert _LEADER_COL + len(CHOICES["leader"]) <= OFF["rules"] + RULES_SIZE
+
+
+def policy_features(obs: np.ndarray) -> np.ndarray:
+    """Observation [B, 542] -> network input [B, 556] (see the module docstring)."""
+    obs = np.asarray(obs, dtype=np.float32)
+    out = np.zeros((len(obs), FEATURE_SIZE), dtype=np.float32)
+    out[:, :OBS_SIZE] = obs
+    hands = obs[:, OBS_SLICES["hand"]] > 0.5
+    full = np.flatnonzero(hands.sum(1) == 6)
+    if len(full) == 0:
+        return out
+    players = MIN_PLAYERS + obs[full, OBS_SLICES["num_players"]].argmax(1)
+    trick_winner = obs[full, _LEADER_COL + CHOICES["leader"].index("trick_winner")] > 0.5
+    for n in np.unique(players):
+        for tw in (False, True):
+            rows = full[(players == n) & (trick_winner == tw)]
+            if len(rows):
+                leader = "trick_winner" if tw else "declarer"
+                out[rows, OBS_SIZE : OBS_SIZE + 7] = handeval.trick_distribution(hands[rows], int(n), "declarer", leader=leader)
+                out[rows, OBS_SIZE + 7 :] = handeval.trick_distribution(hands[rows], int(n), "follower", leader=leader)
+    return out
 
 
 def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
@@ -47,7 +81,7 @@ def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
 class PolicyNet(nn.Module):
     """Shared torso with a policy head and a value head (CleanRL-style initialisation)."""
 
-    def __init__(self, obs_size: int = OBS_SIZE, hidden: tuple[int, ...] = (256, 256), num_actions: int = NUM_ACTIONS):
+    def __init__(self, obs_size: int = FEATURE_SIZE, hidden: tuple[int, ...] = (256, 256), num_actions: int = NUM_ACTIONS):
         super().__init__()
         self.obs_size, self.hidden, self.num_actions = obs_size, tuple(hidden), num_actions
         layers: list[nn.Module] = []
@@ -90,6 +124,7 @@ def save_checkpoint(path: "str | Path", net: PolicyNet, *, rules=None, num_playe
     payload = {
         "format": FORMAT,
         "version": VERSION,
+        "features": "observation+handeval14",
         "obs_size": net.obs_size,
         "num_actions": net.num_actions,
         "hidden": list(net.hidden),
@@ -133,10 +168,10 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
         raise ValueError(f"{path} is not a redbeard PPO checkpoint (no format tag {FORMAT!r})")
     if payload.get("version") != VERSION:
         raise ValueError(f"{path} has checkpoint version {payload.get('version')}, this code reads {VERSION}")
-    if payload.get("obs_size") != OBS_SIZE or payload.get("num_actions") != NUM_ACTIONS:
+    if payload.get("obs_size") != FEATURE_SIZE or payload.get("num_actions") != NUM_ACTIONS:
         raise ValueError(
             f"{path} was trained on observations of size {payload.get('obs_size')} / "
-            f"{payload.get('num_actions')} actions; this environment has {OBS_SIZE} / {NUM_ACTIONS}"
+            f"{payload.get('num_actions')} actions; this code feeds {FEATURE_SIZE} / {NUM_ACTIONS}"
         )
     net = PolicyNet(payload["obs_size"], tuple(payload["hidden"]), payload["num_actions"])
     try:
@@ -162,7 +197,7 @@ class PPOAgent(Agent):
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        o = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=self.device)
+        o = torch.as_tensor(policy_features(obs), device=self.device)
         m = torch.as_tensor(np.asarray(mask), device=self.device).bool()
         action, _, _ = self.net.act(o, m, greedy=self.greedy, generator=self.generator)
         return action.cpu().numpy()

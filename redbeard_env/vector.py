@@ -95,7 +95,8 @@ _C_ACTIVE, _C_IN_ROUND, _C_DEALER, _C_DECLARER, _C_ACTING, _C_LEADER = range(6)
 _C_TRICK_PLAYED, _C_TRICK_WINNING, _C_THROWER, _C_TRICKS, _C_JOINER, _C_BOUNCED, _C_THROWS = range(6, 13)
 _C_VOIDS = 13  # 4 columns
 _C_CALL = 17
-_SEAT_COLS = 18
+_C_TRICK_CARD = 18  # the card played to the current trick (-1: none)
+_SEAT_COLS = 19
 _K1_BLOCKS = ("active", "in_round", "dealer", "declarer", "acting", "leader", "trick_played",
               "trick_winning", "thrower", "tricks", "joiner", "bounced", "throws")
 assert all(OFF[b] == OFF["active"] + 7 * i for i, b in enumerate(_K1_BLOCKS))
@@ -230,6 +231,9 @@ class VectorEnv:
         self.voids = sb[:, :, _C_VOIDS : _C_VOIDS + 4]
         self.calls = self._seat[:, :, _C_CALL]
         self.calls[:] = NO_CALL
+        self.trick_card = self._seat[:, :, _C_TRICK_CARD]  # card played to the current trick
+        self.trick_card[:] = -1
+        self.trick_first = np.full(B, -1, i8)  # who led the current trick
         # card sets as uint64 bitmasks (bit c = card c)
         u8 = np.uint64
         self.hands = np.zeros((B, n), u8)
@@ -285,6 +289,7 @@ class VectorEnv:
         self._words = np.zeros((B, 4), "<u8")
         self._seat_b = self._seat.view(b_)
         self._n_in = np.zeros(B, i8)
+        self._stop_round = np.zeros(B, b_)
         self._next_in = np.zeros((B, n), i8)
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
 
@@ -344,6 +349,8 @@ class VectorEnv:
 
     def _clear_trick(self, idx: np.ndarray) -> None:
         self.trick_cards[idx] = 0
+        self.trick_card[idx] = -1
+        self.trick_first[idx] = -1
         self.trick_played[idx] = False
         self.trick_len[idx] = 0
         self.trick_led[idx] = -1
@@ -644,7 +651,10 @@ class VectorEnv:
         hflat = self.hands.reshape(-1)
         hflat[srow] &= ~bit
         self.trick_cards[idx] |= bit
-        self._seat.reshape(-1)[srow * _SEAT_COLS + _C_TRICK_PLAYED] = 1
+        pflat = self._seat.reshape(-1)
+        pflat[srow * _SEAT_COLS + _C_TRICK_PLAYED] = 1
+        pflat[srow * _SEAT_COLS + _C_TRICK_CARD] = card
+        self.trick_first[idx] = np.where(first, seat, self.trick_first[idx])
         best = self.trick_best[idx]
         better = first | ((suit == led) & (card > best))
         self.trick_led[idx] = led
@@ -1050,33 +1060,41 @@ class VectorEnv:
         self._mask = self._compute_mask(self._words[:, 0])
         return obs, self._mask.copy(), seat
 
-    def _check_actions(self, actions) -> np.ndarray:
+    def _check_actions(self, actions) -> tuple[np.ndarray, np.ndarray]:
+        """Validated actions (intp [B]) and their kind (0..5; 6 = a halted game, ignored)."""
         B = self.num_envs
         a = np.asarray(actions)
-        if a.shape != (B,) or not (np.issubdtype(a.dtype, np.integer)):
+        if a.shape != (B,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(f"actions must be an int array of shape ({B},), got {a.dtype} {a.shape}")
         a = a.astype(np.intp, copy=False)
         inrange = (a >= 0) & (a < NUM_ACTIONS)
-        legal = inrange & (self._mask[self._arB, np.where(inrange, a, 0)] == 1)
+        ac = np.where(inrange, a, 0)
+        legal = inrange & (self._mask[self._arB, ac] == 1)
+        kind = _KIND[ac]
         if not legal.all():
-            b = int(np.flatnonzero(~legal)[0])
-            ph = PHASE_NAMES[self.phase[b]]
-            name = action_name(int(a[b])) if inrange[b] else repr(int(a[b]))
-            allowed = ", ".join(action_name(int(x)) for x in np.flatnonzero(self._mask[b]))
-            raise ValueError(
-                f"game {b}: illegal action {name} (id {int(a[b])}) in phase {ph!r} for seat "
-                f"{int(self.to_act[b])}; legal: {allowed}"
-            )
-        return a
+            halted = self.phase == DONE_PH  # a game halted at its round's end: action ignored
+            legal |= halted
+            if not legal.all():
+                b = int(np.flatnonzero(~legal)[0])
+                ph = PHASE_NAMES[self.phase[b]]
+                name = action_name(int(a[b])) if inrange[b] else repr(int(a[b]))
+                allowed = ", ".join(action_name(int(x)) for x in np.flatnonzero(self._mask[b]))
+                raise ValueError(
+                    f"game {b}: illegal action {name} (id {int(a[b])}) in phase {ph!r} for seat "
+                    f"{int(self.to_act[b])}; legal: {allowed}"
+                )
+            kind[halted] = 6
+        return a, kind
 
     def step(self, actions):
         """Advance every game by one decision of its acting seat. Returns
-        ``obs, mask, seat, rewards, terminated, truncated, info`` (see the module doc)."""
-        a = self._check_actions(actions)
+        ``obs, mask, seat, rewards, terminated, truncated, info`` (see the module doc).
+        An illegal action raises ``ValueError`` (naming the game, action and phase) before
+        anything changes."""
+        a, kind = self._check_actions(actions)
         self._clear_step_outputs()
         seat = self.to_act.astype(np.intp)
-        kind = _KIND[a]
-        counts = np.bincount(kind, minlength=6)
+        counts = np.bincount(kind, minlength=7)
         if counts[0] == self.num_envs:
             self._apply_play(self._arB, seat, a)
         else:
@@ -1086,11 +1104,14 @@ class VectorEnv:
                 if counts[kd]:
                     ix = order[ends[kd] - counts[kd] : ends[kd]]
                     apply(ix, seat[ix], a[ix])
-        return self._finish_step()
+        return self._finish_step(kind == 6)
 
-    def _finish_step(self):
-        terminated = self.terminated.copy()
-        truncated = self.truncated.copy()
+    def _finish_step(self, was_halted: np.ndarray | None = None):
+        fin = self.terminated | self.truncated
+        if was_halted is not None and was_halted.any():
+            fin &= ~was_halted  # report an ending once
+        terminated = self.terminated & fin
+        truncated = self.truncated & fin
         info = {
             "score": self.scores.copy(),
             "winner": np.where(terminated, self.winner, -1).astype(np.int8),
@@ -1104,16 +1125,213 @@ class VectorEnv:
             "round_folded": self.r_folded.copy(),
             "eliminated": self.eliminated.copy(),
         }
-        rewards = self.rewards.copy()
-        done = np.flatnonzero(terminated | truncated)
-        if len(done) and self.auto_reset:
-            self.dq_len[done] = 0
-            self._new_game(done)
         info["final_score"] = info["score"]
         info["round_score"] = info["score"]
+        rewards = self.rewards.copy()
+        if self._stop_round.any():
+            # slots loaded with stop_at_round_end: halt after the round's scoring (the next
+            # deal may have been made; scores are those of the scoring) or the game's end
+            hold = self._stop_round & (self.r_over | fin)
+            self.phase[hold] = DONE_PH
+            self.to_act[hold] = -1
+            fin &= ~self._stop_round
+        if self.auto_reset:
+            done = np.flatnonzero(fin)
+            if len(done):
+                self.dq_len[done] = 0
+                self._new_game(done)
         info["phase"] = self.phase.copy()
         obs, mask, seat = self._observe()
         return obs, mask, seat, rewards, terminated, truncated, info
+
+    @property
+    def halted(self) -> np.ndarray:
+        """bool [B]: games that stopped (a round's end under ``stop_at_round_end``, or a
+        finished game without auto-reset); their actions are ignored."""
+        return self.phase == DONE_PH
+
+    # ------------------------------------------------------------------ reference games in and out
+    def load_games(self, games: Sequence[G.Game], indices=None, stop_at_round_end: bool = False):
+        """Set the state of games ``indices`` (default: all B, in order) from reference
+        :class:`redbeard_env.game.Game` objects (mid-round states included: any phase but
+        ``done``). Their queued decks (``Game.deck_queue``) are used for their next deals;
+        later deals come from this env's generator. With ``stop_at_round_end`` those games
+        halt after their current round is scored (or the game ends): phase ``done``, mask
+        all 0, actions ignored, no auto-reset -- for playing sampled deals to the end of a
+        round. Returns ``(obs, mask, seat)`` of the whole batch."""
+        B, n = self.num_envs, self.num_players
+        idx = self._arB if indices is None else np.asarray(indices, dtype=np.intp).reshape(-1)
+        games = list(games)
+        if len(games) != len(idx):
+            raise ValueError(f"load_games: {len(games)} games for {len(idx)} slots")
+        if len(idx) and ((idx < 0).any() or (idx >= B).any() or len(np.unique(idx)) != len(idx)):
+            raise ValueError(f"load_games: indices must be distinct slots 0..{B - 1}")
+        K = max([len(g.deck_queue) for g in games] + [self.dq_deck.shape[1]])
+        if K > self.dq_deck.shape[1]:
+            grow = K - self.dq_deck.shape[1]
+            self.dq_deck = np.concatenate([self.dq_deck, np.zeros((B, grow, NUM_CARDS), np.int8)], 1)
+            self.dq_rank = np.concatenate([self.dq_rank, np.zeros((B, grow, NUM_CARDS), np.int8)], 1)
+        for b, g in zip(idx.tolist(), games):
+            self._load_one(b, g)
+        self._stop_round[idx] = bool(stop_at_round_end)
+        inr = self.in_round[idx]
+        self._n_in[idx] = inr.sum(1)
+        self._next_in[idx] = self._next_seat_all(inr)
+        self._clear_step_outputs()
+        return self._observe()
+
+    def _load_one(self, b: int, g: G.Game) -> None:
+        n = self.num_players
+        if not isinstance(g, G.Game):
+            raise ValueError(f"load_games: expected redbeard_env.game.Game objects, got {type(g).__name__}")
+        if g.num_players != n or g.rules != self.rules:
+            raise ValueError(f"load_games: game for slot {b} has other rules or player count than this env")
+        if g.game_over or g.phase == "done":
+            raise ValueError(f"load_games: the game for slot {b} is over")
+        self.phase[b] = PHASE_NAMES.index(g.phase)
+        self.to_act[b] = g.to_act
+        self.dealer[b] = g.dealer
+        self.declarer[b] = g.declarer
+        self.leader[b] = g.leader
+        self.high_level[b] = g.high_level
+        self.thrower[b] = g.thrower
+        self.tricks_done[b] = g.tricks_done
+        self.join_state[b] = JOIN_STATES.index(g.join_state)
+        self.redeals_open[b] = g.redeals_open
+        self.reshuffled[b] = g.reshuffled
+        self.in_duel[b] = bool(g.duellists)
+        self.tied_duels[b] = g.tied_duels
+        self.rounds_played[b] = g.rounds_played
+        self.deck[b] = 0
+        self.deck[b, : len(g.stock)] = g.stock
+        self.stock_pos[b] = 0
+        self.stock_len[b] = len(g.stock)
+        rank = np.arange(NUM_CARDS) if g.reshuffle_rank is None else np.asarray(g.reshuffle_rank)
+        self.rank[b] = rank
+        self.trick_cards[b] = cards_to_bits(np.array([c for _, c in g.trick], np.int64).reshape(-1))
+        self.trick_len[b] = len(g.trick)
+        self.trick_played[b] = False
+        self.trick_card[b] = -1
+        self.trick_first[b] = g.trick[0][0] if g.trick else -1
+        if g.trick:
+            led = g.trick[0][1] // NUM_RANKS
+            best_card, best_seat = max((c, s) for s, c in g.trick if c // NUM_RANKS == led)
+            self.trick_led[b], self.trick_best[b], self.trick_win[b] = led, best_card, best_seat
+            for s, c in g.trick:
+                self.trick_played[b, s] = True
+                self.trick_card[b, s] = c
+        else:
+            self.trick_led[b] = self.trick_best[b] = self.trick_win[b] = -1
+        self.played[b] = cards_to_bits(np.array(sorted(g.played), np.int64))
+        self.thrown[b] = cards_to_bits(np.array(g.thrown, np.int64))
+        self.thrown_hand[b] = cards_to_bits(np.array(g.thrown_hand, np.int64))
+        self.winner[b] = -1
+        self.terminated[b] = self.truncated[b] = False
+        self.scores[b] = g.scores
+        self.active[b] = g.active
+        self.in_round[b] = g.in_round
+        self.tricks[b] = g.tricks
+        self.calls[b] = [NO_CALL if c is None else c for c in g.calls]
+        self.joiner[b] = g.joiner
+        self.bounced[b] = g.bounced
+        self.throws[b] = np.minimum(g.throws, 127)
+        self.voids[b] = np.asarray(g.voids, bool)
+        for s in range(n):
+            self.hands[b, s] = cards_to_bits(np.array(sorted(g.hands[s]), np.int64))
+            self.seen[b, s] = cards_to_bits(np.array(sorted(g.seen_thrown[s]), np.int64))
+        self.dq_pos[b] = 0
+        self.dq_len[b] = len(g.deck_queue)
+        for q, (deck, rk) in enumerate(g.deck_queue):
+            self.dq_deck[b, q] = deck
+            self.dq_rank[b, q] = np.arange(NUM_CARDS) if rk is None else rk
+
+    def export_game(self, b: int, rng: np.random.Generator | None = None) -> G.Game:
+        """Game ``b`` as a reference :class:`redbeard_env.game.Game` (which then plays on
+        exactly as this engine would with the same actions and deals; its remaining queued
+        decks go to ``deck_queue``, later deals draw from ``rng``)."""
+        n = self.num_players
+        b = int(b)
+        ph = PHASE_NAMES[self.phase[b]]
+        bits = bits_to_bool
+        g = G.Game(
+            rules=self.rules,
+            num_players=n,
+            rng=np.random.default_rng() if rng is None else rng,
+            scores=self.scores[b].tolist(),
+            dealer=int(self.dealer[b]),
+        )
+        g.active = self.active[b].tolist()
+        g.rounds_played = int(self.rounds_played[b])
+        g.phase = ph
+        g.to_act = int(self.to_act[b])
+        g.hands = [set(np.flatnonzero(bits(self.hands[b, s])).tolist()) for s in range(n)]
+        lo = int(self.stock_pos[b])
+        g.stock = self.deck[b, lo : lo + int(self.stock_len[b])].tolist()
+        rank = self.rank[b].astype(np.int64)
+        g.thrown = sorted(np.flatnonzero(bits(self.thrown[b])).tolist(), key=lambda c: rank[c])
+        g.reshuffle_rank = rank
+        g.redeals_open = bool(self.redeals_open[b])
+        g.reshuffled = bool(self.reshuffled[b])
+        g.throws = self.throws[b].astype(int).tolist()
+        g.seen_thrown = [set(np.flatnonzero(bits(self.seen[b, s])).tolist()) for s in range(n)]
+        g.thrower = int(self.thrower[b])
+        g.thrown_hand = np.flatnonzero(bits(self.thrown_hand[b])).tolist() if g.thrower >= 0 else []
+        g.calls = [None if c == NO_CALL else int(c) for c in self.calls[b]]
+        g.high_level = int(self.high_level[b])
+        g.declarer = int(self.declarer[b])
+        g.in_round = self.in_round[b].tolist()
+        g.tricks = self.tricks[b].astype(int).tolist()
+        g.tricks_done = int(self.tricks_done[b])
+        g.leader = int(self.leader[b])
+        g.played = set(np.flatnonzero(bits(self.played[b])).tolist())
+        g.voids = self.voids[b].tolist()
+        g.join_state = JOIN_STATES[self.join_state[b]]
+        g.joiner = self.joiner[b].tolist()
+        g.bounced = self.bounced[b].tolist()
+        g.duellists = np.flatnonzero(self.in_round[b]).tolist() if self.in_duel[b] else []
+        g.tied_duels = int(self.tied_duels[b])
+        g.winner = int(self.winner[b]) if self.winner[b] >= 0 else None
+        g.terminated = bool(self.terminated[b])
+        g.truncated = bool(self.truncated[b])
+        # the current (or just finished) trick in play order: its leader, then clockwise
+        if self.trick_len[b]:
+            first = int(self.trick_first[b])
+            order = [first] + [s for s in self._ROT[first][:-1].tolist() if self.trick_played[b, s]]
+            g.trick = [(s, int(self.trick_card[b, s])) for s in order]
+        g.deck_queue = [
+            (self.dq_deck[b, q].tolist(), self.dq_rank[b, q].astype(np.int64))
+            for q in range(int(self.dq_pos[b]), int(self.dq_len[b]))
+        ]
+        # the queue of seats still to decide in this phase
+        if ph == "redeal" or (ph == "bid" and self._single):
+            order = g.seats_from(g.dealer)
+            g.queue = order[order.index(g.to_act) :]
+        elif ph == "bid":
+            g.queue = g.seats_from(g.dealer)
+        elif ph == "look":
+            order = g.seats_from(g.thrower, [a and s != g.thrower for s, a in enumerate(g.active)])
+            g.queue = order[order.index(g.to_act) :]
+            redeal = g.seats_from(g.dealer)
+            g.resume_queue = redeal[redeal.index(g.thrower) :]
+        elif ph == "join":
+            order = g.seats_from(g.declarer, [a and s != g.declarer for s, a in enumerate(g.in_round)])
+            g.queue = order[order.index(g.to_act) :]
+        return g
+
+    # ------------------------------------------------------------ pickling
+    def __setstate__(self, state: dict) -> None:
+        """Many arrays are views into shared buffers (see ``_alloc``); pickling turns them
+        into independent copies. Rebuild the buffers and views, then copy the values in,
+        so an unpickled engine (e.g. from a training checkpoint) continues exactly."""
+        self.__dict__.update(state)
+        self._alloc()
+        for key, value in state.items():
+            current = self.__dict__.get(key)
+            if isinstance(value, np.ndarray) and isinstance(current, np.ndarray) and current is not value:
+                if current.shape == value.shape and current.flags.writeable:
+                    current[...] = value
+                    continue
+            self.__dict__[key] = value
 
 
 # ---------------------------------------------------------------- helpers

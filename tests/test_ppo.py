@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.ppo import PolicyNet, PPOAgent, load_checkpoint, masked_entropy, save_checkpoint  # noqa: E402
+from agents.ppo import FEATURE_SIZE, PolicyNet, PPOAgent, load_checkpoint, masked_entropy, policy_features, save_checkpoint  # noqa: E402
 from redbeard_env.cards import NUM_ACTIONS  # noqa: E402
 from redbeard_env.observation import OBS_SIZE  # noqa: E402
 from redbeard_env.rules import make_rules  # noqa: E402
@@ -34,7 +34,7 @@ def test_masked_sampling_never_picks_an_illegal_action():
         net.policy.bias.fill_(0.0)
         net.policy.bias[:10] = 50.0
     mask = torch.as_tensor(random_masks(rng, 4000))
-    obs = torch.randn(4000, OBS_SIZE)
+    obs = torch.randn(4000, FEATURE_SIZE)
     for greedy in (False, True):
         action, logp, value = net.act(obs, mask, greedy=greedy)
         assert mask[torch.arange(4000), action].all()
@@ -42,7 +42,7 @@ def test_masked_sampling_never_picks_an_illegal_action():
     # A single legal action is taken with probability one.
     one = torch.zeros(5, NUM_ACTIONS, dtype=torch.bool)
     one[torch.arange(5), torch.tensor([0, 52, 60, 64, 68])] = True
-    action, logp, _ = net.act(torch.randn(5, OBS_SIZE), one)
+    action, logp, _ = net.act(torch.randn(5, FEATURE_SIZE), one)
     assert action.tolist() == [0, 52, 60, 64, 68]
     assert torch.allclose(logp, torch.zeros(5), atol=1e-6)
 
@@ -52,7 +52,7 @@ def test_a_row_without_legal_actions_is_an_error():
     mask = torch.ones(3, NUM_ACTIONS, dtype=torch.bool)
     mask[1] = False
     with pytest.raises(ValueError, match="no legal action"):
-        net.act(torch.zeros(3, OBS_SIZE), mask)
+        net.act(torch.zeros(3, FEATURE_SIZE), mask)
 
 
 def test_entropy_ignores_illegal_actions():
@@ -72,14 +72,15 @@ def test_checkpoint_round_trip(tmp_path):
     loaded, payload = load_checkpoint(str(path))
     assert payload["rules"] == dataclasses.asdict(rules)
     assert payload["num_players"] == 4 and payload["meta"]["global_step"] == 7
-    obs = torch.randn(8, OBS_SIZE)
+    obs = torch.randn(8, FEATURE_SIZE)
     mask = torch.ones(8, NUM_ACTIONS, dtype=torch.bool)
     a, b = net(obs, mask), loaded(obs, mask)
     assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
     agent = PPOAgent(str(path))
-    acts = agent.act_batch(obs.numpy(), mask.numpy().astype(np.int8))
+    raw = np.random.default_rng(0).random((8, OBS_SIZE)).astype(np.float32)
+    acts = agent.act_batch(raw, mask.numpy().astype(np.int8))
     assert acts.shape == (8,)
-    assert agent.act(obs[0].numpy(), np.ones(NUM_ACTIONS, dtype=np.int8)) == acts[0]
+    assert agent.act(raw[0], np.ones(NUM_ACTIONS, dtype=np.int8)) == acts[0]
 
 
 def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path):
@@ -95,11 +96,11 @@ def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path):
     good = tmp_path / "good.pt"
     save_checkpoint(good, net)
     payload = torch.load(good, weights_only=False)
-    payload["obs_size"] = OBS_SIZE + 1
+    payload["obs_size"] = FEATURE_SIZE + 1
     torch.save(payload, tmp_path / "wrong_size.pt")
     with pytest.raises(ValueError, match="observations of size"):
         load_checkpoint(str(tmp_path / "wrong_size.pt"))
-    payload["obs_size"] = OBS_SIZE
+    payload["obs_size"] = FEATURE_SIZE
     payload["hidden"] = [9]
     torch.save(payload, tmp_path / "wrong_arch.pt")
     with pytest.raises(ValueError, match="do not match"):
@@ -157,3 +158,23 @@ def test_resume_continues_counters_and_rng_exactly(tmp_path):
         assert torch.equal(a["net"][key], b["net"][key]), key
     assert a["counters"] == b["counters"]
     assert np.array_equal(a["arenas"][0].obs, b["arenas"][0].obs)
+
+
+def test_policy_features_add_hand_strength_only_for_full_hands():
+    import redbeard_env
+    from redbeard_env import handeval
+
+    env = redbeard_env.env(num_players=5, rules="wikipedia")
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)["observation"]
+    feats = policy_features(obs[None])[0]
+    assert feats.shape == (FEATURE_SIZE,) and np.array_equal(feats[:OBS_SIZE], obs)
+    hand = env.unwrapped.game.hands[env.unwrapped.game.to_act]
+    mask = np.zeros((1, 52), dtype=bool)
+    mask[0, sorted(hand)] = True
+    expected = handeval.trick_distribution(mask, 5, "declarer", leader="trick_winner")[0]  # wikipedia: trick_winner
+    assert np.allclose(feats[OBS_SIZE : OBS_SIZE + 7], expected)
+    assert feats[OBS_SIZE:].sum() == pytest.approx(2.0, abs=1e-4)  # two distributions
+    fewer = obs.copy()
+    fewer[redbeard_env.observation.OBS_SLICES["hand"]][sorted(hand)[0]] = 0.0
+    assert not policy_features(fewer[None])[0, OBS_SIZE:].any()
