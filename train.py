@@ -60,7 +60,7 @@ class Config:
     overrides: dict = field(default_factory=dict)  # Rules field overrides
     players: list = field(default_factory=lambda: [4])  # player counts (one batch each)
     device: str = "cpu"  # cpu | cuda
-    torch_threads: int = 2  # intra-op threads on the CPU
+    torch_threads: int = 1  # intra-op threads on the CPU
     engine: str = "vector"  # vector (fast numpy engine) | reference (loop over game.py; for checks)
     total_steps: int = 20_000_000  # environment steps (decisions of all seats)
     num_envs: int = 1024  # games in lock-step per player count
