@@ -1,4 +1,107 @@
-"""DOCSTRING PLACEHOLDER"""
+"""The batched numpy engine (hot path): B games of Rödskägg in lock-step.
+
+```python
+from redbeard_env.vector import VectorEnv
+venv = VectorEnv(num_envs=4096, num_players=4, rules="classic", seed=0, **overrides)
+obs, mask, seat = venv.reset()        # float32 [B, 542], int8 [B, 69], int64 [B]
+obs, mask, seat, rewards, terminated, truncated, info = venv.step(actions)   # actions int [B]
+```
+
+It implements SPEC §3b: every ``Rules`` field and every phase -- redeal and look, single
+and open auctions, both leaders, the ask/skip and join/fold questions, all three zero
+rules, duels, eliminations, ``max_rounds`` truncation, all-pass redeals -- and agrees with
+the reference engine (:mod:`redbeard_env.game`, wrapped by the AEC env) step for step on
+the same deals and actions (``tests/test_vector_parity.py``). One ``Rules`` and one player
+count for the whole batch; the B games may be in different phases at once.
+
+Spaces
+    ``obs`` float32 [B, 542]: the acting seat's observation, bit for bit what the AEC env
+    gives (``redbeard_env.observation.encode``; blocks in :mod:`redbeard_env.observation`).
+    ``mask`` int8 [B, 69]: its legal actions (action ids in :mod:`redbeard_env.cards`).
+    ``seat`` int64 [B]: the acting seat (absolute), -1 for a halted game (below).
+    ``actions`` int [B]: one legal action id per game. An illegal one (mask 0) for any game
+    raises ``ValueError`` naming the game index, the action and the phase; nothing changes.
+    ``obs`` is a new array every step; ``mask`` too (a copy).
+
+Who is asked
+    As in the AEC env: every call and card play is asked, even with one legal option; the
+    redeal, look and join questions only of players with a real choice, ask/skip only when
+    ``ask_optional``. Decisions without a real choice are resolved inside ``step``, as
+    game.py does, so every returned game waits for a real decision.
+
+Rewards
+    float32 [B, num_players], per seat, for this step (SPEC §3, ``reward="win"``): when a game
+    is won, the winner +1 and every seat still in the game -1/(n-1); a seat eliminated in
+    this step gets its -1/(n-1) now (and nothing later); truncation gives 0. Over a game the
+    seats' rewards sum to the AEC env's.
+
+Auto-reset
+    A game that ends (``terminated``: won; ``truncated``: ``max_rounds``) is replaced at once
+    by a new one (random first dealer, ``start_score`` for all): the returned obs/mask/seat
+    are the new game's first decision, while ``rewards``, ``terminated``/``truncated`` and
+    ``info`` describe the finished game. ``VectorEnv(..., auto_reset=False)`` is not offered;
+    use ``load_games(..., stop_at_round_end=True)`` to keep games from continuing.
+
+Info (numpy arrays, one entry per game)
+    ``score`` int32 [B, n]   running scores after this step; for a game that ended in this
+                             step its final scores (the new game's are ``start_score``)
+    ``final_score``          the same array (name used by tournaments)
+    ``phase`` int8 [B]       phase code of the returned decision (new game's if reset):
+                             0 redeal, 1 look, 2 bid, 3 ask, 4 join, 5 play, 6 duel, 7 done
+                             (``PHASE_NAMES[code]``; 7 only for halted games)
+    ``winner`` int8 [B]      the winner's seat for games won in this step, else -1
+                             (also -1 for truncated games)
+    ``rounds`` int32 [B]     rounds scored so far in the game (before any reset)
+    ``eliminated`` bool [B, n]  seats eliminated in this step
+    Per-round records, for research metrics; valid where ``round_over``:
+    ``round_over`` bool [B]  a round was scored in this step (including an all-passed
+                             deal under ``all_pass="redeal"`` and a Rödskägg that won the
+                             game; not a duel, not a round cut short by ``immediate``)
+    ``round_declarer`` int8 [B]  the declarer, -1 if all passed
+    ``round_bid`` int8 [B]   the declarer's bid level 0..6, 7 = Rödskägg (-1 all passed)
+    ``round_made`` bool [B]  the declarer made the contract (Rödskägg: all six tricks)
+    ``round_tricks`` int8 [B, n]  tricks taken in the round
+    ``round_joiner`` bool [B, n]  joined without a trick (the joiner bonus/risk)
+    ``round_folded`` bool [B, n]  folded at the join question
+    ``round_score`` int32 [B, n]  scores after that scoring (= ``score``)
+
+Shared deals and loaded states
+    ``reset(seed=None, dealer=None, scores=None, decks=None)``: ``decks`` int [B, K, 52] or
+    [B, K, 104] (deck top first, optionally followed by the reshuffle order of thrown-in
+    cards) gives each game its next K deals -- the same format as the AEC env's ``decks``
+    option, so both engines can play identical deals. ``load_games(games, indices=None,
+    stop_at_round_end=False)`` sets games from reference :class:`~redbeard_env.game.Game`
+    objects in any phase (e.g. sampled deals for a search bot); with ``stop_at_round_end``
+    they halt (phase 7, mask all 0, seat -1, actions ignored, no reset) once their round is
+    scored or the game ends -- ``halted`` tells which. ``export_game(b)`` returns game b as a
+    reference ``Game``. ``observe(observer)`` encodes any seat's view of every game.
+
+Training loop (one policy for all seats; the observation is relative to the acting seat)::
+
+    venv = VectorEnv(num_envs=4096, num_players=4, rules="classic", seed=0)
+    obs, mask, seat = venv.reset()
+    for t in range(T):
+        actions = policy(obs, mask)                  # sample where mask == 1
+        nobs, nmask, nseat, rewards, term, trunc, info = venv.step(actions)
+        # the decision (obs, actions) belongs to seat[b]; rewards[b, s] may go to any seat
+        # of game b (a win pays every seat at once, the loser did not act this step), so
+        # credit each seat's reward to that seat's latest decision in game b, and end all
+        # of game b's open trajectories where term | trunc
+        buffer.add(obs, mask, actions, seat, rewards, term | trunc)
+        obs, mask, seat = nobs, nmask, nseat
+
+``run_policy(venv, policy, num_steps)`` runs one policy for all seats and returns win and
+game counts; ``random_legal_actions(mask, rng)`` is a vectorised uniform random policy.
+
+Implementation notes
+    State lives in compact arrays (int8 codes, bool flags, int32 scores, uint64 card-set
+    bitmasks, one packed int8 [B, n, 19] array for the per-seat values). A step applies the
+    B actions grouped by kind (card plays take the fast path), then resolves automatic
+    points (trick ends, the join question's automatic answers, round scoring, next deal,
+    duels, game ends) on the subsets of games that reach them, vectorised over each subset;
+    no Python loop runs over games. Observations are built in a uint8 staging buffer with
+    a few wide writes and one float32 conversion.
+"""
 
 from __future__ import annotations
 
@@ -1345,3 +1448,32 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
     start = np.cumsum(count) - count
     pick = start + (rng.random(B) * count).astype(np.int64)
     return flat[pick] - np.arange(B) * A
+
+
+def run_policy(
+    venv: VectorEnv,
+    policy: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    num_steps: int,
+    start: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> dict[str, Any]:
+    """Let ``policy(obs, mask) -> actions`` (int [B]) play every seat of every game for
+    ``num_steps`` batch steps (``start``: the current ``(obs, mask, seat)``; default: a
+    ``reset()``). Returns counts -- ``steps`` (decisions), ``games`` (finished),
+    ``truncated``, ``wins`` int [n] per seat, ``rounds`` (scored), ``reward`` float [n]
+    (summed per seat) -- and ``last`` = the latest ``(obs, mask, seat)`` to continue from."""
+    n = venv.num_players
+    obs, mask, seat = venv.reset() if start is None else start
+    out: dict[str, Any] = {"steps": 0, "games": 0, "truncated": 0, "rounds": 0,
+                           "wins": np.zeros(n, np.int64), "reward": np.zeros(n)}
+    for _ in range(int(num_steps)):
+        actions = policy(obs, mask)
+        live = int((seat >= 0).sum())
+        obs, mask, seat, rewards, term, trunc, info = venv.step(actions)
+        out["steps"] += live
+        out["games"] += int((term | trunc).sum())
+        out["truncated"] += int(trunc.sum())
+        out["rounds"] += int(info["round_over"].sum())
+        out["wins"] += np.bincount(info["winner"][term], minlength=n)
+        out["reward"] += rewards.sum(0)
+    out["last"] = (obs, mask, seat)
+    return out

@@ -1,0 +1,209 @@
+"""Throughput of the environments, in agent-steps per second, on one core.
+
+    python benchmarks/throughput.py                  # about a minute
+    python benchmarks/throughput.py --seconds 2 --players 4 --rules classic
+
+A step is one decision of one player, including building its observation and legal-action
+mask, with uniformly random legal actions. Rows:
+
+* ``aec``: the PettingZoo AEC env (``redbeard_env.env``), the usual ``agent_iter`` loop;
+* ``batch B=...``: ``redbeard_env.vector.VectorEnv`` with B games (B decisions per step,
+  actions from the vectorised ``random_legal_actions``), after a warm-up long enough for
+  the games to be in different phases;
+* ``openspiel``: when ``open_spiel`` is importable (``pip install -e .[openspiel]``), the
+  yardstick from outside: OpenSpiel's ``oh_hell(players=4, num_tricks_fixed=6)`` (C++
+  game) driven by a Python loop that builds the information-state tensor with
+  ``open_spiel.python.observation.make_observation`` and the legal-action mask at each
+  decision (chance nodes are sampled, not counted).
+
+Time is the CPU time of this process (``time.process_time``), which equals wall time on an
+idle core and stays fair when other jobs share the machine; the process is pinned to one
+core and BLAS/OpenMP threads are off. Also the peak memory of the batch engine at B=16384
+(high-water RSS of a fresh subprocess, and numpy's own peak allocation by ``tracemalloc``).
+Everything is measured in this one run; the table prints ratios, never asserts a time.
+"""
+
+from __future__ import annotations
+
+import os
+
+# one core, no threaded BLAS: set before numpy is imported
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+
+clock = time.process_time
+
+
+def pin_to_one_core() -> str:
+    try:
+        cpu = sorted(os.sched_getaffinity(0))[0]
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to cpu {cpu}"
+    except (AttributeError, OSError):
+        return "not pinned (no sched_setaffinity)"
+
+
+def bench_aec(players: int, rules: str, seconds: float) -> float:
+    import redbeard_env
+
+    env = redbeard_env.env(num_players=players, rules=rules)
+    rng = np.random.default_rng(0)
+    steps, start, seed = 0, clock(), 0
+    while clock() - start < seconds:
+        env.reset(seed=seed)
+        seed += 1
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+    return steps / (clock() - start)
+
+
+def bench_batch(B: int, players: int, rules: str, seconds: float) -> float:
+    from redbeard_env.vector import VectorEnv, random_legal_actions
+
+    venv = VectorEnv(num_envs=B, num_players=players, rules=rules, seed=0)
+    rng = np.random.default_rng(0)
+    obs, mask, seat = venv.reset()
+    warm = clock()
+    for i in range(400):  # desynchronise the games' phases (a round is ~35 decisions)
+        obs, mask, seat, *_ = venv.step(random_legal_actions(mask, rng))
+        if i >= 60 and clock() - warm > seconds:
+            break
+    steps, start = 0, clock()
+    while clock() - start < seconds or steps < 5 * B:
+        obs, mask, seat, *_ = venv.step(random_legal_actions(mask, rng))
+        steps += B
+    return steps / (clock() - start)
+
+
+def bench_openspiel(seconds: float) -> float | None:
+    try:
+        import pyspiel
+        from open_spiel.python.observation import make_observation
+    except ImportError:
+        return None
+    game = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 6})
+    observation = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    rng = np.random.default_rng(0)
+    steps, start = 0, clock()
+    while clock() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            player = state.current_player()
+            observation.set_from(state, player)  # the information-state tensor
+            tensor = observation.tensor
+            mask = np.asarray(state.legal_actions_mask(player), dtype=np.int8)
+            legal = np.flatnonzero(mask)
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+            steps += 1
+    del tensor
+    return steps / (clock() - start)
+
+
+MEMORY_CHILD = r"""
+import os, resource, sys, json, tracemalloc
+for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ[v] = "1"
+def hwm_kib():  # high-water RSS of this process image (ru_maxrss would include the parent's at fork)
+    try:
+        with open("/proc/self/status") as f:
+            return int(next(l for l in f if l.startswith("VmHWM")).split()[1])
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+import numpy as np
+from redbeard_env.vector import VectorEnv, random_legal_actions
+base = hwm_kib()
+B, players, rules = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+tracemalloc.start()
+venv = VectorEnv(num_envs=B, num_players=players, rules=rules, seed=0)
+rng = np.random.default_rng(0)
+obs, mask, seat = venv.reset()
+for _ in range(60):
+    obs, mask, seat, *_ = venv.step(random_legal_actions(mask, rng))
+traced = tracemalloc.get_traced_memory()[1]
+print(json.dumps({"peak_kib": hwm_kib(), "base_kib": base, "traced_peak_kib": traced // 1024}))
+"""
+
+
+def peak_memory(B: int, players: int, rules: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", MEMORY_CHILD, str(B), str(players), rules],
+        capture_output=True, text=True, check=True, env={**os.environ},
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Agent-steps/s of the AEC env, the batch engine and OpenSpiel.")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--rules", default="classic")
+    parser.add_argument("--seconds", type=float, default=4.0, help="time per measurement")
+    parser.add_argument("--sizes", default="1,64,1024,4096,16384", help="batch sizes")
+    parser.add_argument("--json", default=None, help="also write the results to this file")
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore", UserWarning)
+    pinned = pin_to_one_core()
+    print(f"Rödskägg throughput: {args.players} players, rules={args.rules}, {args.seconds:g} s per row, "
+          f"numpy {np.__version__}, {pinned}", flush=True)
+
+    rows: list[tuple[str, float | None]] = []
+    aec = bench_aec(args.players, args.rules, args.seconds)
+    rows.append(("aec", aec))
+    print(f"  measured aec: {aec:,.0f}", flush=True)
+    spiel = bench_openspiel(args.seconds)
+    rows.append(("openspiel oh_hell(4 players, 6 tricks)", spiel))
+    print(f"  measured openspiel: {'not installed' if spiel is None else f'{spiel:,.0f}'}", flush=True)
+    sizes = [int(x) for x in args.sizes.split(",") if x]
+    for B in sizes:
+        sps = bench_batch(B, args.players, args.rules, args.seconds)
+        rows.append((f"batch B={B}", sps))
+        print(f"  measured batch B={B}: {sps:,.0f}", flush=True)
+    mem_B = max(sizes + [16384])
+    mem = peak_memory(mem_B, args.players, args.rules)
+
+    print()
+    print(f"{'engine':<40}{'agent-steps/s':>15}{'x aec':>10}{'x openspiel':>13}")
+    for name, sps in rows:
+        if sps is None:
+            print(f"{name:<40}{'n/a (pip install open_spiel)':>38}")
+            continue
+        vs_spiel = f"{sps / spiel:>13.2f}" if spiel else f"{'-':>13}"
+        print(f"{name:<40}{sps:>15,.0f}{sps / aec:>10.1f}{vs_spiel}")
+    print()
+    print(f"peak memory, batch B={mem_B}: {mem['peak_kib'] / 1024:,.0f} MiB high-water RSS of the process "
+          f"({(mem['peak_kib'] - mem['base_kib']) / 1024:,.0f} MiB above the process after imports; "
+          f"numpy's peak allocation {mem['traced_peak_kib'] / 1024:,.0f} MiB)")
+    batch = dict(rows)
+    b4096 = batch.get("batch B=4096")
+    if b4096:
+        line = f"targets at B=4096: {b4096 / aec:.1f}x aec (>= 50)"
+        if spiel:
+            line += f", {b4096 / spiel:.1f}x openspiel (>= 10)"
+        line += f"; memory at B={mem_B}: {mem['peak_kib'] / 1024 / 1024:.2f} GiB (<= 1)"
+        print(line)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": rows, "memory": mem, "args": vars(args)}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
