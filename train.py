@@ -512,24 +512,24 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
 
 
 def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict | None:
-    """Duplicate tournament of the current policy vs heuristic bots (evaluate.py's API)."""
+    """Duplicate tournament of the current policy vs heuristic bots (evaluate.py's API);
+    logs eval/* and returns the tournament's results."""
     if not cfg.eval_games or not policy_path.is_file():
         return None
-    try:
-        from evaluate import run_tournament
-    except ImportError:
-        return None
+    from evaluate import run_tournament
+
     n = cfg.players[0]
-    res = run_tournament([f"ppo:{policy_path}"] + ["heuristic"] * (n - 1), rules=cfg.rules, players=n,
+    spec = f"ppo:{policy_path}"
+    res = run_tournament([spec] + ["heuristic"] * (n - 1), rules=cfg.rules, players=n,
                          games=cfg.eval_games, seed=cfg.seed + 12345, overrides=cfg.overrides, progress=False)
-    me = res["agents"][f"ppo:{policy_path}"]
+    me = res["agents"][spec]
     writer.add_scalar("eval/win_rate_vs_heuristic", me["win_rate"], step)
     writer.add_scalar("eval/win_rate_vs_heuristic_ci_low", me["win_rate_ci"][0], step)
     writer.add_scalar("eval/win_rate_vs_heuristic_ci_high", me["win_rate_ci"][1], step)
     for key in ("contract_rate", "bid_error", "join_success"):
         if me.get(key) is not None:
             writer.add_scalar(f"eval/{key}", me[key], step)
-    return me
+    return res
 
 
 class Buffer:
@@ -598,4 +598,10 @@ class Buffer:
 
 if __name__ == "__main__":
     out = main()
-    print(f"run directory: {out['run_dir']}  (tensorboard --logdir {Path(out['run_dir']).parent})")
+    if "eval" in out:
+        from evaluate import format_table
+
+        print("\nfinal tournament of the trained policy against heuristic bots:")
+        print(format_table(out["eval"]))
+    print(f"\nrun directory: {out['run_dir']} (policy.pt, checkpoint.pt)")
+    print(f"TensorBoard logs: tensorboard --logdir {Path(out['run_dir']).parent}")
