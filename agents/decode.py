@@ -168,7 +168,7 @@ def decode_batch(obs: Any) -> ObsBatch:
         bounced=b("bounced") > 0.5,
         throws=np.rint(b("throws") * 3).astype(np.int64),
         voids=(b("voids") > 0.5).reshape(-1, P, 4),
-        call=_one_hot_index(b("call").reshape(-1, P, 10), none=-99) - 2,
+        call=_one_hot_index(b("call").reshape(-1, P, 10), none=0) - 2,  # padding: NOT_CALLED
     )
 
 

@@ -79,7 +79,7 @@ class HeuristicAgent(Agent):
         bid_samples: int = 64,
         q_scale: float = 0.7,
         follow_scale: float = 1.0,
-        defend: float = 0.5,
+        defend: float = 0.0,
         redeal_below: float = 1.2,
         threat: float = 0.35,
     ):
