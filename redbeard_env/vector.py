@@ -188,6 +188,7 @@ _KIND[[KEEP, REDEAL]] = 4
 _KIND[[LOOK, NO_LOOK]] = 5
 
 _AR8 = np.arange(16, dtype=np.int8)
+_U12 = np.arange(64, dtype=np.uint64)  # uint64 shift amounts
 # first action of the two-action question of each phase (-1: not a two-action phase)
 _PAIR_ACTION = np.full(8, -1, np.intp)
 _PAIR_ACTION[[0, 1, 3, 4]] = [KEEP, LOOK, ASK, JOIN]
@@ -274,6 +275,7 @@ class VectorEnv:
         off = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n
         self._OFFS = np.where(off == 0, n, off)  # OFFS[base, seat] in 1..n
         self._REL = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # REL[observer, pos] = seat
+        self._seat_tables()
         self._POS = off  # POS[observer, seat] = relative position
         self._POS8 = off.astype(np.int8)
         self._arB = np.arange(B)
@@ -331,7 +333,8 @@ class VectorEnv:
         self.joiner = sb[:, :, _C_JOINER]
         self.bounced = sb[:, :, _C_BOUNCED]
         self.throws = self._seat[:, :, _C_THROWS]
-        self.voids = sb[:, :, _C_VOIDS : _C_VOIDS + 4]
+        # voids (seat x suit shown void) packed per game: bit 4 * seat + suit
+        self.void_bits = np.zeros(B, np.uint32)
         self.calls = self._seat[:, :, _C_CALL]
         self.calls[:] = NO_CALL
         self.trick_card = self._seat[:, :, _C_TRICK_CARD]  # card played to the current trick
@@ -364,14 +367,12 @@ class VectorEnv:
         self.r_folded = np.zeros((B, n), b_)
         self._stage = S = np.zeros((B, OBS_SIZE), np.uint8)
         self._stage_b = S.view(b_)
-        self._stage_cards = S[:, OFF["hand"] : OFF["hand"] + 4 * NUM_CARDS].reshape(B, 4, NUM_CARDS)
         self._stage_k1 = S[:, OFF["active"] : OFF["active"] + 7 * len(_K1_BLOCKS)].reshape(B, len(_K1_BLOCKS), 7)
-        self._stage_voids = S[:, OFF["voids"] : OFF["voids"] + 4 * n].reshape(B, n, 4)
         self._stage_call = self._stage_b[:, OFF["call"] : OFF["call"] + 10 * n].reshape(B, n, 10)
         self._stage_score_bin = self._stage_b[:, OFF["score_bin"] : OFF["score_bin"] + SCORE_BINS * n].reshape(
             B, n, SCORE_BINS
         )
-        for view in (self._stage_cards, self._stage_k1, self._stage_voids, self._stage_call, self._stage_score_bin):
+        for view in (self._stage_k1, self._stage_call, self._stage_score_bin):
             assert np.shares_memory(view, S)
         self._G = np.zeros((B, n, _SEAT_COLS), i8)
         # the static prefix: its 0/1 entries stay in the staging buffer for good, the
@@ -380,13 +381,21 @@ class VectorEnv:
         S[:, self._static] = pre == 1
         self._static_cols = np.arange(self._static.start, self._static.stop)[(pre != 0) & (pre != 1)]
         self._hot = np.zeros((B, 7 + 2 * n), np.intp)
+        self._floats = np.zeros((B, 3 * n), np.float32)
+        self._float_cols = np.concatenate([OFF[k] + np.arange(n) for k in ("score", "tricks", "throws")])
+        # _MARK_COL[observer, j, seat + 1]: the staging column of seat mark j (dealer,
+        # declarer, acting, leader, trick_winning, thrower) of that seat; no seat (-1) -> a
+        # float column that is overwritten after the conversion
+        cols = OFF["active"] + 7 * np.array([_C_DEALER, _C_DECLARER, _C_ACTING, _C_LEADER, _C_TRICK_WINNING, _C_THROWER])
+        mc = np.empty((n, 6, n + 1), np.intp)
+        mc[:, :, 0] = OFF["score"]
+        mc[:, :, 1:] = cols[None, :, None] + self._POS[:, None, :]
+        self._MARK_COL = mc
+        self._J6 = np.arange(6)
         self._call_sl = slice(OFF["call"], OFF["call"] + 10 * n)
         self._score_bin_sl = slice(OFF["score_bin"], OFF["score_bin"] + SCORE_BINS * n)
         self._rowoff = self._arB * OBS_SIZE
         rowoff = self._rowoff[:, None]
-        self._mark_base = rowoff + OFF["active"] + 7 * np.array(
-            [_C_DEALER, _C_DECLARER, _C_ACTING, _C_LEADER, _C_TRICK_WINNING, _C_THROWER]
-        )
         self._call_base = rowoff + OFF["call"] + 10 * np.arange(n) + 2  # + call (-2 = none)
         self._score_bin_base = rowoff + OFF["score_bin"] + SCORE_BINS * np.arange(n) + 1  # + clip(score, -1, 7)
         self._words = np.zeros((B, 4), "<u8")
@@ -397,16 +406,41 @@ class VectorEnv:
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
 
     # ------------------------------------------------------------------ seat helpers
+    # Sets of seats are packed into a byte (bit s = seat s; n <= 7), and the seat searches
+    # are lookups in small tables indexed by that byte.
+    def _seat_tables(self) -> None:
+        n = self.num_players
+        F = 1 << n
+        nxt = np.full((n, n + 2, F), -1, np.int8)  # [base, start offset, flags]
+        dealpos = np.full((n, F, n), -1, np.int8)  # [dealer, flags, seat] -> deal index
+        for f in range(F):
+            for base in range(n):
+                k = 0
+                for d in range(1, n + 1):
+                    s = (base + d) % n
+                    if f >> s & 1:
+                        dealpos[base, f, s] = k
+                        k += 1
+                for start in range(1, n + 1):
+                    for d in range(start, n + 1):
+                        s = (base + d) % n
+                        if f >> s & 1:
+                            nxt[base, start, f] = s
+                            break
+        self._NEXT = nxt
+        self._NEXT_ALL = np.ascontiguousarray(nxt[:, 1, :].T)  # [flags, seat] -> next flagged seat
+        self._DEALPOS = dealpos
+        self._POPC = np.array([bin(f).count("1") for f in range(F)], np.intp)
+
+    @staticmethod
+    def _pack(flags: np.ndarray) -> np.ndarray:
+        """bool [k, n] -> uint8 [k], bit s = flags[:, s]."""
+        return np.packbits(flags, axis=1, bitorder="little")[:, 0]
+
     def _next_seat(self, base: np.ndarray, flags: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
         """First seat clockwise from ``base``'s left (``base`` itself last) whose flag is
         set, searching offsets ``>= start`` (1..n); -1 if none. base [k], flags [k, n]."""
-        rot = self._ROT[base]
-        f = np.take_along_axis(flags, rot, 1)
-        if start is not None:
-            f &= self._D >= start[:, None]
-        j = f.argmax(1)
-        k = np.arange(len(base))
-        return np.where(f[k, j], rot[k, j], -1)
+        return self._NEXT[base, 1 if start is None else start, self._pack(flags)]
 
     # ------------------------------------------------------------------ dealing
     def _draw_decks(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -430,15 +464,11 @@ class VectorEnv:
     def _deal(self, idx: np.ndarray, flags: np.ndarray) -> None:
         """A fresh deck: 6 cards to each flagged seat from the dealer's left."""
         deck, rank = self._draw_decks(idx)
-        rot = self._ROT[self.dealer[idx]]
-        fo = np.take_along_axis(flags, rot, 1)
-        pos = np.cumsum(fo, 1) - 1
-        r, c = np.nonzero(fo)
-        seats = rot[r, c]
-        cards = deck[r[:, None], pos[r, c][:, None] * HAND_SIZE + _AR6]
-        self.hands[idx] = 0
-        self.hands[idx[r], seats] = _BIT[cards].sum(1, dtype=np.uint64)
-        nd = fo.sum(1) * HAND_SIZE
+        f = self._pack(flags)
+        pos = self._DEALPOS[self.dealer[idx], f]  # [k, n]: deal index of each seat, -1 none
+        cards = deck[np.arange(len(idx))[:, None, None], np.maximum(pos, 0)[:, :, None] * HAND_SIZE + _AR6]
+        self.hands[idx] = np.where(pos >= 0, _BIT[cards].sum(2, dtype=np.uint64), np.uint64(0))
+        nd = self._POPC[f] * HAND_SIZE
         self.deck[idx] = deck
         self.rank[idx] = rank
         self.stock_pos[idx] = nd
@@ -448,7 +478,7 @@ class VectorEnv:
         self.played[idx] = 0
         self.tricks[idx] = 0
         self.tricks_done[idx] = 0
-        self.voids[idx] = False
+        self.void_bits[idx] = 0
 
     def _clear_trick(self, idx: np.ndarray) -> None:
         self.trick_cards[idx] = 0
@@ -674,13 +704,7 @@ class VectorEnv:
     def _next_seat_all(self, flags: np.ndarray) -> np.ndarray:
         """For every seat s, the first flagged seat clockwise after s (s itself last):
         int8 [k, n] from flags [k, n]."""
-        n = self.num_players
-        f2 = np.concatenate([flags, flags], 1)  # seat s + d at column s + d
-        out = np.full(flags.shape, -1, np.int8)
-        for d in range(n, 0, -1):  # nearest wins: fill from the farthest offset inwards
-            hit = f2[:, d : d + n]
-            out = np.where(hit, (self._N + d) % n, out)
-        return out
+        return self._NEXT_ALL[self._pack(flags)]
 
     def _apply_ask(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
         ask = a == ASK
@@ -711,25 +735,19 @@ class VectorEnv:
         may not fold are in automatically; stop at the first one with a real choice."""
         if not len(idx):
             return
-        k = len(idx)
         d = self.declarer[idx]
-        rot = self._ROT[d]
-        elig = np.take_along_axis(self.in_round[idx], rot, 1)
-        elig[:, -1] = False  # the declarer (offset n)
-        elig &= self._D >= start[:, None]
-        mf = np.take_along_axis(self._may_fold(idx), rot, 1)
-        stop = elig & mf
-        j = stop.argmax(1)
-        found = stop[np.arange(k), j]
-        limit = np.where(found, j, self.num_players)
-        auto = elig & ~mf & (self._N < limit[:, None])
+        off = self._OFFS[d]  # [k, n]: offset of each seat from the declarer (itself n)
+        elig = self.in_round[idx] & (off >= start[:, None]) & (off < self.num_players)
+        mf = self._may_fold(idx)
+        nxt = self._next_seat(d, elig & mf, start)  # the first with a real choice
+        found = nxt >= 0
+        limit = np.where(found, self._OFFS[d, np.maximum(nxt, 0)], self.num_players + 1)
+        auto = elig & ~mf & (off < limit[:, None])  # in automatically before it
         if auto.any():
-            r, c = np.nonzero(auto)
-            gi, s = idx[r], rot[r, c]
-            self.joiner[gi, s] = self.tricks[gi, s] == 0
+            self.joiner[idx] |= auto & (self.tricks[idx] == 0)
         fi = idx[found]
         self.phase[fi] = JOIN_PH
-        self.to_act[fi] = rot[found, j[found]]
+        self.to_act[fi] = nxt[found]
         self._start_trick(idx[~found])
 
     def _apply_join(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
@@ -748,7 +766,8 @@ class VectorEnv:
         led = np.where(first, suit, self.trick_led[idx])
         off = suit != led
         if off.any():
-            self.voids[idx[off], seat[off], led[off]] = True
+            oi = idx[off]
+            self.void_bits[oi] |= np.left_shift(np.uint32(1), (4 * seat[off] + led[off]).astype(np.uint32))
         bit = _BIT[card]
         srow = idx * n + seat
         hflat = self.hands.reshape(-1)
@@ -1004,15 +1023,21 @@ class VectorEnv:
         B = self.num_envs
         S, Sb = self._stage, self._stage_b
         ph = self.phase
-        # hand[obsr], played, trick, seen[obsr]: adjacent blocks, unpacked from bitmasks
+        # hand[obsr], played, trick, seen[obsr]: adjacent 52-card blocks = one 208-bit
+        # stream per game, unpacked into place
         srow = self._seat_rows + obsr
-        words = self._words
-        words[:, 0] = self.hands.reshape(-1)[srow]
-        words[:, 1] = self.played
-        words[:, 2] = self.trick_cards
-        words[:, 3] = self.seen.reshape(-1)[srow]
-        bits = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")
-        self._stage_cards[...] = bits.reshape(B, 4, 64)[:, :, :NUM_CARDS]
+        hand = self.hands.reshape(-1)[srow]
+        seen = self.seen.reshape(-1)[srow]
+        played, trick = self.played, self.trick_cards
+        w = self._words
+        w[:, 0] = hand | (played << _U12[52])
+        w[:, 1] = (played >> _U12[12]) | (trick << _U12[40])
+        w[:, 2] = (trick >> _U12[24]) | (seen << _U12[28])
+        w[:, 3] = seen >> _U12[36]
+        S[:, OFF["hand"] : OFF["hand"] + 4 * NUM_CARDS] = np.unpackbits(
+            w.view(np.uint8), axis=1, count=4 * NUM_CARDS, bitorder="little"
+        )
+        self._hand_words = hand
         # tricks_done, high_bid, join_state, redeals_open, reshuffled, me_forced: adjacent,
         # one table row per combination
         code = self.tricks_done.astype(np.intp) * 9 + (self.high_level + 1)
@@ -1023,14 +1048,20 @@ class VectorEnv:
             code = code * 2 + forced
         else:
             code = code * 2
-        np.take(_GAME_TABLE, code, axis=0, out=S[:, _GAME_BLOCKS], mode="clip")
+        S[:, _GAME_BLOCKS] = _GAME_TABLE[code]
         # per-seat blocks, rotated to the observer's point of view: one gather of the packed
         # per-seat array by relative position
         rows = self._seat_rows[:, None] + self._REL[obsr]  # [B, n]: row of the seat at each position
         G = np.take(self._seat.reshape(-1, _SEAT_COLS), rows, axis=0, out=self._G, mode="clip")  # [B, n, cols]
         # (the seat-mark columns of the packed array are always 0: marks are set below)
         self._stage_k1[:, :, :n] = G[:, :, : len(_K1_BLOCKS)].transpose(0, 2, 1)
-        self._stage_voids[...] = G[:, :, _C_VOIDS : _C_VOIDS + 4]
+        # voids: rotate the packed 4n bits so that the observer's nibble comes first
+        v = self.void_bits.astype(np.uint64)
+        sh = (4 * obsr).astype(np.uint64)
+        v = ((v >> sh) | (v << (np.uint64(4 * n) - sh))) & np.uint64((1 << (4 * n)) - 1)
+        S[:, OFF["voids"] : OFF["voids"] + 4 * n] = np.unpackbits(
+            v.astype("<u8").view(np.uint8).reshape(B, 8), axis=1, count=4 * n, bitorder="little"
+        )
         # every remaining one-hot as one scatter of ones into zeroed blocks: phase, the
         # seat marks (dealer, declarer, acting, leader, trick_winning, thrower; a mark
         # without a seat goes to a float column that is overwritten below), call, score bin
@@ -1046,7 +1077,7 @@ class VectorEnv:
         marks[:, 3] = np.where((ph >= ASK_PH) & (ph <= DUEL_PH), self.leader, -1)
         marks[:, 4] = np.where(self.trick_len > 0, self.trick_win, -1)
         marks[:, 5] = self.thrower
-        marks[...] = np.where(marks >= 0, self._mark_base + (marks - obsr[:, None]) % n, self._rowoff[:, None] + OFF["score"])
+        marks[...] = self._MARK_COL[obsr[:, None], self._J6, marks + 1] + self._rowoff[:, None]
         sc = self.scores.reshape(-1)[rows]
         hot[:, 7 : 7 + n] = self._call_base + G[:, :, _C_CALL]
         hot[:, 7 + n :] = self._score_bin_base + np.clip(sc, -1, 7)
@@ -1059,9 +1090,11 @@ class VectorEnv:
         o = OFF["deal_flags"]
         out[:, o + 2] = _STOCK_T[self.stock_len]
         out[:, o + 3] = _TIED_T[np.minimum(self.tied_duels, MAX_TIED_DUELS + 1)]
-        out[:, OFF["score"] : OFF["score"] + n] = np.clip(sc / SCORE_SCALE, OBS_LOW, OBS_HIGH)
-        out[:, OFF["tricks"] : OFF["tricks"] + n] = _TRICKS_T[G[:, :, _C_TRICKS]]
-        out[:, OFF["throws"] : OFF["throws"] + n] = _THROWS_T[G[:, :, _C_THROWS].view(np.uint8)]
+        fl = self._floats
+        fl[:, :n] = np.clip(sc / SCORE_SCALE, OBS_LOW, OBS_HIGH)
+        fl[:, n : 2 * n] = _TRICKS_T[G[:, :, _C_TRICKS]]
+        fl[:, 2 * n :] = _THROWS_T[G[:, :, _C_THROWS].view(np.uint8)]
+        out[:, self._float_cols] = fl
         return out
 
     def observe(self, observer=None) -> np.ndarray:
@@ -1160,7 +1193,7 @@ class VectorEnv:
         seat = self.to_act.astype(np.int64)
         obsr = np.where(seat < 0, 0, seat)
         obs = self._encode(obsr)
-        self._mask = self._compute_mask(self._words[:, 0])
+        self._mask = self._compute_mask(self._hand_words)
         return obs, self._mask.copy(), seat
 
     def _check_actions(self, actions) -> tuple[np.ndarray, np.ndarray]:
@@ -1338,7 +1371,7 @@ class VectorEnv:
         self.joiner[b] = g.joiner
         self.bounced[b] = g.bounced
         self.throws[b] = np.minimum(g.throws, 127)
-        self.voids[b] = np.asarray(g.voids, bool)
+        self.void_bits[b] = sum(1 << (4 * s + u) for s in range(n) for u in range(4) if g.voids[s][u])
         for s in range(n):
             self.hands[b, s] = cards_to_bits(np.array(sorted(g.hands[s]), np.int64))
             self.seen[b, s] = cards_to_bits(np.array(sorted(g.seen_thrown[s]), np.int64))
@@ -1387,7 +1420,7 @@ class VectorEnv:
         g.tricks_done = int(self.tricks_done[b])
         g.leader = int(self.leader[b])
         g.played = set(np.flatnonzero(bits(self.played[b])).tolist())
-        g.voids = self.voids[b].tolist()
+        g.voids = [[bool(int(self.void_bits[b]) >> (4 * s + u) & 1) for u in range(4)] for s in range(n)]
         g.join_state = JOIN_STATES[self.join_state[b]]
         g.joiner = self.joiner[b].tolist()
         g.bounced = self.bounced[b].tolist()
