@@ -50,9 +50,10 @@ def poisson_binomial(p: np.ndarray, max_count: int = 6) -> np.ndarray:
     dist[..., 0] = 1.0
     for j in range(p.shape[-1]):
         pj = p[..., j : j + 1]
-        shifted = np.concatenate([np.zeros_like(dist[..., :1]), dist[..., :-1]], -1)
-        shifted[..., -1] += dist[..., -1]
-        dist = dist * (1 - pj) + shifted * pj
+        moved = dist * pj
+        dist -= moved
+        dist[..., 1:] += moved[..., :-1]
+        dist[..., -1] += moved[..., -1]
     return dist
 
 
@@ -115,8 +116,8 @@ class CardModel:
     def beat_chance(self, who: np.ndarray) -> np.ndarray:
         """float [B, 52]: chance that none of the positions ``who`` (bool [B, 7]) holds an
         unseen card of the same suit above each card."""
-        Q = np.clip((self.q * who[:, :, None]).sum(1), 0.0, 1.0)  # [B, 4]
-        return (1.0 - Q[:, SUIT_OF]) ** self.higher
+        Q = np.clip((self.q * who[:, :, None]).sum(1), 0.0, 1.0 - 1e-12)  # [B, 4]
+        return np.exp(self.higher * np.log1p(-Q)[:, SUIT_OF])
 
     def p_win_now(self, legal_cards: np.ndarray, led: np.ndarray) -> np.ndarray:
         """float [B, 52]: chance each legal card wins the current trick, assuming everyone

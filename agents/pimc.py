@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.cards import NUM_CARDS
+from redbeard_env.cards import NUM_CARDS, PASS
 from redbeard_env.rules import HAND_SIZE, Rules
 
 from .base import Agent, check_masks
@@ -107,8 +107,8 @@ class PimcAgent(Agent):
 
     def __init__(
         self,
-        samples: int = 32,
-        max_actions: int = 8,
+        samples: int = 16,
+        max_actions: int = 4,
         rollout: str = "heuristic",
         horizon: str = "auto",
         close_at: int = 6,
@@ -161,11 +161,15 @@ class PimcAgent(Agent):
         return out
 
     def _candidates(self, legal_row: np.ndarray, base_action: int) -> list[int]:
+        """The legal actions, or when there are more than ``max_actions``: the policy's
+        choice, passing (in the auction) and the actions nearest the choice by id (the
+        neighbouring bids, the neighbouring cards of a suit)."""
         acts = np.flatnonzero(legal_row)
         if len(acts) <= self.max_actions:
             return [int(a) for a in acts]
-        near = sorted(acts, key=lambda a: (abs(int(a) - base_action), int(a)))
-        return sorted(int(a) for a in near[: self.max_actions])
+        keep = [base_action] + ([PASS] if legal_row[PASS] and base_action != PASS else [])
+        near = sorted((int(a) for a in acts if a not in keep), key=lambda a: (abs(a - base_action), a))
+        return sorted(keep + near[: self.max_actions - len(keep)])
 
     def _search(self, view: ObsBatch, legal: np.ndarray, base: np.ndarray, rules: Rules) -> np.ndarray:
         B, S = len(view), self.samples

@@ -192,7 +192,7 @@ def test_heuristic_and_random_always_legal(preset):
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_pimc_always_legal(preset):
-    bots = [make_agent("pimc:samples=4,max_actions=3")]
+    bots = [make_agent("pimc:samples=3,max_actions=3")]
     states = sum(_drive(preset, n, 60, 6, seed=n, bots=bots, check_every=3) for n in (3, 5))
     assert states > 100
 
@@ -273,3 +273,83 @@ def test_heuristic_calls_redbeard_with_six_sure_tricks_and_not_otherwise():
     hands[1][-1] = "9S"
     env.reset(seed=0, options={"dealer": 3, "hands": hands})
     assert bot.act(env.observe("player_0")) != redbeard_env.action_id("redbeard")
+
+
+# ---------------------------------------------------------------- pimc pieces
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_playout_follows_the_reference_engine(preset):
+    """From states of real games (hidden hands known), the numpy playout shows the same
+    observations and masks as game.py at every step and ends the round on the same scores."""
+    import copy
+
+    from agents.playout import Playout
+
+    bot = make_agent("heuristic")
+    rng = np.random.default_rng(0)
+    fields = ("phase", "hand", "played", "tricks_done", "high_bid", "join_state", "me_forced", "score", "active",
+              "in_round", "dealer", "declarer", "leader", "trick_played", "trick_winning", "tricks", "joiner",
+              "bounced", "voids", "call")
+    checked = 0
+    for n in (3, 5):
+        for obs, g in _random_states(preset, n, 2, seed=n, limit=300):
+            if g.phase not in ("bid", "ask", "join", "play") or rng.random() > 0.15:
+                continue
+            me = g.to_act
+            hands = np.zeros((1, n, 52), bool)
+            for s in range(n):
+                hands[0, (s - me) % n, sorted(g.hands[s])] = True
+            led = g.trick[0][1] // 13 if (g.trick and g.phase == "play") else -1
+            po = Playout(g.rules, n, decode_batch(obs["observation"]), np.array([0]), hands, np.array([led]))
+            ref = copy.deepcopy(g)
+            one = np.array([0])
+            while not po.done[0]:
+                view = po.view(one)
+                real = decode_batch(redbeard_env.observation.encode(ref, ref.to_act))
+                for f in fields:
+                    assert np.array_equal(getattr(view, f), getattr(real, f)), (preset, f, ref.phase)
+                legal = po.legal(one)
+                expected = np.zeros(69, bool)
+                expected[G.legal_actions(ref)] = True
+                assert np.array_equal(legal[0], expected)
+                a = bot.decide(view, legal, g.rules)
+                po.step(one, a)
+                G.apply_action(ref, int(a[0]))
+                if ref.game_over or any(e[0] == "round_end" for e in ref.events):
+                    break
+            assert po.done[0]
+            assert list(po.scores[0]) == [ref.scores[(p + me) % n] for p in range(n)]
+            checked += 1
+    assert checked > 20
+
+
+def test_sampled_deals_respect_what_was_seen():
+    from agents.pimc import hand_sizes, sample_owners
+
+    for obs, g in itertools.islice(_random_states("classic", 4, 3, seed=4), 0, 900, 7):
+        if g.phase != "play":
+            continue
+        view = decode_batch(obs["observation"])
+        rules = g.rules
+        unseen = ~(view.hand | view.played | view.trick | (view.seen_thrown & ~view.reshuffled[:, None]))
+        sizes = hand_sizes(view, rules)
+        owners = sample_owners(np.repeat(unseen, 20, 0), np.repeat(sizes, 20, 0), np.repeat(view.voids, 20, 0),
+                               np.random.default_rng(0))
+        me = g.to_act
+        for p in range(1, 4):
+            counts = (owners == p).sum(1)
+            assert (counts == sizes[0, p]).all()  # everyone holds as many cards as they really do
+            seat = (me + p) % 4
+            assert sizes[0, p] == (len(g.hands[seat]) if g.in_round[seat] else sizes[0, p])
+            held = owners == p
+            for suit in range(4):
+                if view.voids[0, p, suit]:
+                    assert not held[:, suit * 13:(suit + 1) * 13].any()  # voids respected
+        assert not (owners[:, view.hand[0]] >= 0).any()  # my cards are mine
+        assert not (owners[:, view.played[0]] >= 0).any()  # played cards are gone
+
+
+def test_pimc_spec_errors():
+    with pytest.raises(ValueError, match="samples"):
+        make_agent("pimc:samples=0")
+    with pytest.raises(ValueError, match="horizon"):
+        make_agent("pimc:horizon=forever")
