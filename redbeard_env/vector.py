@@ -189,20 +189,25 @@ _KIND[[LOOK, NO_LOOK]] = 5
 
 _AR8 = np.arange(16, dtype=np.int8)
 _U12 = np.arange(64, dtype=np.uint64)  # uint64 shift amounts
+_PACK8 = np.uint64(0x0102040810204080)  # (8 bytes of 0/1) * _PACK8 >> 56 = the 8 bits
 # first action of the two-action question of each phase (-1: not a two-action phase)
 _PAIR_ACTION = np.full(8, -1, np.intp)
 _PAIR_ACTION[[0, 1, 3, 4]] = [KEEP, LOOK, ASK, JOIN]
 
 # columns of the packed per-seat array, in the order of the observation's blocks from
 # "active" to "throws" (13 blocks of one value per position), then voids and call
-_C_ACTIVE, _C_IN_ROUND, _C_DEALER, _C_DECLARER, _C_ACTING, _C_LEADER = range(6)
-_C_TRICK_PLAYED, _C_TRICK_WINNING, _C_THROWER, _C_TRICKS, _C_JOINER, _C_BOUNCED, _C_THROWS = range(6, 13)
-_C_VOIDS = 13  # 4 columns
-_C_CALL = 17
-_C_TRICK_CARD = 18  # the card played to the current trick (-1: none)
-_SEAT_COLS = 19
+# flags first (they are packed into one byte per block for the observation)
+_C_ACTIVE, _C_IN_ROUND, _C_TRICK_PLAYED, _C_JOINER, _C_BOUNCED = range(5)
+_C_TRICKS, _C_THROWS, _C_CALL = 5, 6, 7
+_C_TRICK_CARD = 8  # the card played to the current trick (-1: none)
+_SEAT_COLS = 9
+# the observation's 13 adjacent blocks of one value per position, from "active" to
+# "throws"; per block the source: a packed per-seat flag, a seat mark, or a float (0 here,
+# written after the conversion)
 _K1_BLOCKS = ("active", "in_round", "dealer", "declarer", "acting", "leader", "trick_played",
               "trick_winning", "thrower", "tricks", "joiner", "bounced", "throws")
+_K1_FLAG_SLOTS = [0, 1, 6, 10, 11]  # <- _C_ACTIVE, _C_IN_ROUND, _C_TRICK_PLAYED, _C_JOINER, _C_BOUNCED
+_K1_MARK_SLOTS = [2, 3, 4, 5, 7, 8]  # <- dealer, declarer, acting, leader, trick_winning, thrower
 assert all(OFF[b] == OFF["active"] + 7 * i for i, b in enumerate(_K1_BLOCKS))
 assert OFF["voids"] == OFF["throws"] + 7 and OFF["call"] == OFF["voids"] + 28
 assert [OFF[b] for b in ("hand", "played", "trick", "seen_thrown")] == [OFF["hand"] + 52 * i for i in range(4)]
@@ -275,12 +280,22 @@ class VectorEnv:
         off = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n
         self._OFFS = np.where(off == 0, n, off)  # OFFS[base, seat] in 1..n
         self._REL = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # REL[observer, pos] = seat
+        # _ROTB[observer, byte]: a packed per-seat byte (bit s = seat s) re-indexed by the
+        # observer's relative positions (bit p = seat observer + p)
+        fb = np.arange(1 << n)
+        self._ROTB = np.stack(
+            [sum(((fb >> ((r + p) % n)) & 1) << p for p in range(n)) for r in range(n)]
+        ).astype(np.uint8)
+        # _MARKB[observer, seat + 1]: the byte marking that seat's relative position (0: none)
+        self._MARKB = np.zeros((n, n + 1), np.uint8)
+        self._MARKB[:, 1:] = 1 << ((np.arange(n)[None, :] - np.arange(n)[:, None]) % n)
         self._seat_tables()
         self._POS = off  # POS[observer, seat] = relative position
         self._POS8 = off.astype(np.int8)
         self._arB = np.arange(B)
         self._N8 = np.arange(n, dtype=np.int8)
         self._seat_rows = self._arB * n
+        self._seat_base = self._arB * (8 * _SEAT_COLS)
         self._prefix = static_prefix(r, n)
         self._static = slice(OFF["num_players"], OBS_SLICES["rules"].stop)
         self.auto_reset = True
@@ -324,20 +339,21 @@ class VectorEnv:
         # per seat: scores, and one packed int8 array whose columns are laid out like the
         # observation's per-position blocks (one gather serves them all); named views below
         self.scores = np.zeros((B, n), np.int32)
-        self._seat = np.zeros((B, n, _SEAT_COLS), i8)
+        # (feature-major, seats padded to 8: each flag column is one uint64 per game)
+        self._seat = np.zeros((B, _SEAT_COLS, 8), i8)
         sb = self._seat.view(b_)
-        self.active = sb[:, :, _C_ACTIVE]
-        self.in_round = sb[:, :, _C_IN_ROUND]
-        self.trick_played = sb[:, :, _C_TRICK_PLAYED]
-        self.tricks = self._seat[:, :, _C_TRICKS]
-        self.joiner = sb[:, :, _C_JOINER]
-        self.bounced = sb[:, :, _C_BOUNCED]
-        self.throws = self._seat[:, :, _C_THROWS]
+        self.active = sb[:, _C_ACTIVE, :n]
+        self.in_round = sb[:, _C_IN_ROUND, :n]
+        self.trick_played = sb[:, _C_TRICK_PLAYED, :n]
+        self.tricks = self._seat[:, _C_TRICKS, :n]
+        self.joiner = sb[:, _C_JOINER, :n]
+        self.bounced = sb[:, _C_BOUNCED, :n]
+        self.throws = self._seat[:, _C_THROWS, :n]
         # voids (seat x suit shown void) packed per game: bit 4 * seat + suit
         self.void_bits = np.zeros(B, np.uint32)
-        self.calls = self._seat[:, :, _C_CALL]
+        self.calls = self._seat[:, _C_CALL, :n]
         self.calls[:] = NO_CALL
-        self.trick_card = self._seat[:, :, _C_TRICK_CARD]  # card played to the current trick
+        self.trick_card = self._seat[:, _C_TRICK_CARD, :n]  # card played to the current trick
         self.trick_card[:] = -1
         self.trick_first = np.full(B, -1, i8)  # who led the current trick
         # card sets as uint64 bitmasks (bit c = card c)
@@ -367,31 +383,22 @@ class VectorEnv:
         self.r_folded = np.zeros((B, n), b_)
         self._stage = S = np.zeros((B, OBS_SIZE), np.uint8)
         self._stage_b = S.view(b_)
-        self._stage_k1 = S[:, OFF["active"] : OFF["active"] + 7 * len(_K1_BLOCKS)].reshape(B, len(_K1_BLOCKS), 7)
         self._stage_call = self._stage_b[:, OFF["call"] : OFF["call"] + 10 * n].reshape(B, n, 10)
         self._stage_score_bin = self._stage_b[:, OFF["score_bin"] : OFF["score_bin"] + SCORE_BINS * n].reshape(
             B, n, SCORE_BINS
         )
-        for view in (self._stage_k1, self._stage_call, self._stage_score_bin):
+        for view in (self._stage_call, self._stage_score_bin):
             assert np.shares_memory(view, S)
-        self._G = np.zeros((B, n, _SEAT_COLS), i8)
         # the static prefix: its 0/1 entries stay in the staging buffer for good, the
         # other values are written after the conversion
         pre = self._prefix[self._static]
         S[:, self._static] = pre == 1
         self._static_cols = np.arange(self._static.start, self._static.stop)[(pre != 0) & (pre != 1)]
-        self._hot = np.zeros((B, 7 + 2 * n), np.intp)
+        self._hot = np.zeros((B, 1 + 2 * n), np.intp)
+        self._k1w = np.zeros((B, 2), "<u8")
+        self._marks = np.zeros((B, 6), i8)
         self._floats = np.zeros((B, 3 * n), np.float32)
         self._float_cols = np.concatenate([OFF[k] + np.arange(n) for k in ("score", "tricks", "throws")])
-        # _MARK_COL[observer, j, seat + 1]: the staging column of seat mark j (dealer,
-        # declarer, acting, leader, trick_winning, thrower) of that seat; no seat (-1) -> a
-        # float column that is overwritten after the conversion
-        cols = OFF["active"] + 7 * np.array([_C_DEALER, _C_DECLARER, _C_ACTING, _C_LEADER, _C_TRICK_WINNING, _C_THROWER])
-        mc = np.empty((n, 6, n + 1), np.intp)
-        mc[:, :, 0] = OFF["score"]
-        mc[:, :, 1:] = cols[None, :, None] + self._POS[:, None, :]
-        self._MARK_COL = mc
-        self._J6 = np.arange(6)
         self._call_sl = slice(OFF["call"], OFF["call"] + 10 * n)
         self._score_bin_sl = slice(OFF["score_bin"], OFF["score_bin"] + SCORE_BINS * n)
         self._rowoff = self._arB * OBS_SIZE
@@ -399,7 +406,6 @@ class VectorEnv:
         self._call_base = rowoff + OFF["call"] + 10 * np.arange(n) + 2  # + call (-2 = none)
         self._score_bin_base = rowoff + OFF["score_bin"] + SCORE_BINS * np.arange(n) + 1  # + clip(score, -1, 7)
         self._words = np.zeros((B, 4), "<u8")
-        self._seat_b = self._seat.view(b_)
         self._n_in = np.zeros(B, i8)
         self._stop_round = np.zeros(B, b_)
         self._next_in = np.zeros((B, n), i8)
@@ -774,8 +780,9 @@ class VectorEnv:
         hflat[srow] &= ~bit
         self.trick_cards[idx] |= bit
         pflat = self._seat.reshape(-1)
-        pflat[srow * _SEAT_COLS + _C_TRICK_PLAYED] = 1
-        pflat[srow * _SEAT_COLS + _C_TRICK_CARD] = card
+        prow = idx * (8 * _SEAT_COLS) + seat
+        pflat[prow + 8 * _C_TRICK_PLAYED] = 1
+        pflat[prow + 8 * _C_TRICK_CARD] = card
         self.trick_first[idx] = np.where(first, seat, self.trick_first[idx])
         best = self.trick_best[idx]
         better = first | ((suit == led) & (card > best))
@@ -1049,12 +1056,38 @@ class VectorEnv:
         else:
             code = code * 2
         S[:, _GAME_BLOCKS] = _GAME_TABLE[code]
-        # per-seat blocks, rotated to the observer's point of view: one gather of the packed
-        # per-seat array by relative position
-        rows = self._seat_rows[:, None] + self._REL[obsr]  # [B, n]: row of the seat at each position
-        G = np.take(self._seat.reshape(-1, _SEAT_COLS), rows, axis=0, out=self._G, mode="clip")  # [B, n, cols]
-        # (the seat-mark columns of the packed array are always 0: marks are set below)
-        self._stage_k1[:, :, :n] = G[:, :, : len(_K1_BLOCKS)].transpose(0, 2, 1)
+        # per-seat blocks, rotated to the observer's point of view
+        rel = self._REL[obsr]  # [B, n]: the seat at each relative position
+        pf = self._seat.reshape(-1)
+        prow = self._seat_base[:, None] + rel
+        tricks_rel = pf[prow + 8 * _C_TRICKS]
+        throws_rel = pf[prow + 8 * _C_THROWS]
+        call_rel = pf[prow + 8 * _C_CALL]
+        sc = self.scores.reshape(-1)[self._seat_rows[:, None] + rel]
+        # the 13 one-value-per-position blocks ("active" .. "throws") as a 91-bit stream
+        # (bit 7 * block + position), unpacked into place: the flag columns packed into a
+        # byte per game (8 byte-flags * magic >> 56) and rotated by table, the seat marks by
+        # table, the float blocks (tricks, throws) 0 here
+        fl8 = (self._seat.view(np.uint64)[:, : len(_K1_FLAG_SLOTS), 0] * _PACK8) >> _U12[56]
+        f = self._ROTB[obsr[:, None], fl8].astype(np.uint64)  # [B, 5]
+        marks = self._marks
+        marks[:, 0] = self.dealer
+        marks[:, 1] = self.declarer
+        marks[:, 2] = self.to_act
+        marks[:, 3] = np.where((ph >= ASK_PH) & (ph <= DUEL_PH), self.leader, -1)
+        marks[:, 4] = np.where(self.trick_len > 0, self.trick_win, -1)
+        marks[:, 5] = self.thrower
+        m = self._MARKB[obsr[:, None], marks + 1].astype(np.uint64)  # [B, 6]
+        w = self._k1w
+        w[:, 0] = (
+            f[:, 0] | (f[:, 1] << _U12[7]) | (m[:, 0] << _U12[14]) | (m[:, 1] << _U12[21])
+            | (m[:, 2] << _U12[28]) | (m[:, 3] << _U12[35]) | (f[:, 2] << _U12[42])
+            | (m[:, 4] << _U12[49]) | (m[:, 5] << _U12[56])
+        )
+        w[:, 1] = (f[:, 3] << _U12[6]) | (f[:, 4] << _U12[13])
+        S[:, OFF["active"] : OFF["active"] + 7 * len(_K1_BLOCKS)] = np.unpackbits(
+            w.view(np.uint8), axis=1, count=7 * len(_K1_BLOCKS), bitorder="little"
+        )
         # voids: rotate the packed 4n bits so that the observer's nibble comes first
         v = self.void_bits.astype(np.uint64)
         sh = (4 * obsr).astype(np.uint64)
@@ -1062,25 +1095,15 @@ class VectorEnv:
         S[:, OFF["voids"] : OFF["voids"] + 4 * n] = np.unpackbits(
             v.astype("<u8").view(np.uint8).reshape(B, 8), axis=1, count=4 * n, bitorder="little"
         )
-        # every remaining one-hot as one scatter of ones into zeroed blocks: phase, the
-        # seat marks (dealer, declarer, acting, leader, trick_winning, thrower; a mark
-        # without a seat goes to a float column that is overwritten below), call, score bin
+        # the remaining one-hots as one scatter of ones into zeroed blocks: phase, call
+        # per position, score bin per position
         S[:, OBS_SLICES["phase"]] = 0
         S[:, self._call_sl] = 0
         S[:, self._score_bin_sl] = 0
         hot = self._hot
         hot[:, 0] = self._rowoff + ph
-        marks = hot[:, 1:7]
-        marks[:, 0] = self.dealer
-        marks[:, 1] = self.declarer
-        marks[:, 2] = self.to_act
-        marks[:, 3] = np.where((ph >= ASK_PH) & (ph <= DUEL_PH), self.leader, -1)
-        marks[:, 4] = np.where(self.trick_len > 0, self.trick_win, -1)
-        marks[:, 5] = self.thrower
-        marks[...] = self._MARK_COL[obsr[:, None], self._J6, marks + 1] + self._rowoff[:, None]
-        sc = self.scores.reshape(-1)[rows]
-        hot[:, 7 : 7 + n] = self._call_base + G[:, :, _C_CALL]
-        hot[:, 7 + n :] = self._score_bin_base + np.clip(sc, -1, 7)
+        hot[:, 1 : 1 + n] = self._call_base + call_rel
+        hot[:, 1 + n :] = self._score_bin_base + np.clip(sc, -1, 7)
         S.reshape(-1)[hot] = 1
         # one conversion, then the real-valued entries
         out = S.astype(np.float32)
@@ -1092,8 +1115,8 @@ class VectorEnv:
         out[:, o + 3] = _TIED_T[np.minimum(self.tied_duels, MAX_TIED_DUELS + 1)]
         fl = self._floats
         fl[:, :n] = np.clip(sc / SCORE_SCALE, OBS_LOW, OBS_HIGH)
-        fl[:, n : 2 * n] = _TRICKS_T[G[:, :, _C_TRICKS]]
-        fl[:, 2 * n :] = _THROWS_T[G[:, :, _C_THROWS].view(np.uint8)]
+        fl[:, n : 2 * n] = _TRICKS_T[tricks_rel]
+        fl[:, 2 * n :] = _THROWS_T[throws_rel.view(np.uint8)]
         out[:, self._float_cols] = fl
         return out
 
