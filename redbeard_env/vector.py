@@ -188,6 +188,7 @@ _KIND[[KEEP, REDEAL]] = 4
 _KIND[[LOOK, NO_LOOK]] = 5
 
 _AR8 = np.arange(16, dtype=np.int8)
+_TRICK_EMPTY = np.array([0, -1, -1, -1, -1], np.int8)  # trick length, led suit, best card, its seat, leader
 _U12 = np.arange(64, dtype=np.uint64)  # uint64 shift amounts
 _PACK8 = np.uint64(0x0102040810204080)  # (8 bytes of 0/1) * _PACK8 >> 56 = the 8 bits
 # first action of the two-action question of each phase (-1: not a two-action phase)
@@ -329,10 +330,13 @@ class VectorEnv:
         self.rounds_played = np.zeros(B, np.int32)
         self.stock_pos = np.zeros(B, i8)
         self.stock_len = np.zeros(B, i8)
-        self.trick_len = np.zeros(B, i8)
-        self.trick_led = np.full(B, -1, i8)
-        self.trick_best = np.full(B, -1, i8)
-        self.trick_win = np.full(B, -1, i8)
+        # the current trick: cards played, led suit, best card, its seat, who led (views)
+        self._trick = np.tile(_TRICK_EMPTY, (B, 1))
+        self.trick_len = self._trick[:, 0]
+        self.trick_led = self._trick[:, 1]
+        self.trick_best = self._trick[:, 2]
+        self.trick_win = self._trick[:, 3]
+        self.trick_first = self._trick[:, 4]
         self.winner = np.full(B, -1, i8)
         self.terminated = np.zeros(B, b_)
         self.truncated = np.zeros(B, b_)
@@ -355,7 +359,6 @@ class VectorEnv:
         self.calls[:] = NO_CALL
         self.trick_card = self._seat[:, _C_TRICK_CARD, :n]  # card played to the current trick
         self.trick_card[:] = -1
-        self.trick_first = np.full(B, -1, i8)  # who led the current trick
         # card sets as uint64 bitmasks (bit c = card c)
         u8 = np.uint64
         self.hands = np.zeros((B, n), u8)
@@ -366,6 +369,8 @@ class VectorEnv:
         self.thrown_hand = np.zeros(B, u8)  # the hand up for a look
         self.deck = np.zeros((B, NUM_CARDS), i8)  # stock = deck[stock_pos : stock_pos + stock_len]
         self.rank = np.zeros((B, NUM_CARDS), i8)  # reshuffle key of each card
+        # a deal drawn from the generator gets its reshuffle order only when it is needed
+        self._rank_lazy = np.zeros(B, b_)
         # queued decks (reset(decks=...) / load_games): dq_deck[b, q] for q < dq_len[b]
         self.dq_deck = np.zeros((B, 0, NUM_CARDS), i8)
         self.dq_rank = np.zeros((B, 0, NUM_CARDS), i8)
@@ -449,10 +454,12 @@ class VectorEnv:
         return self._NEXT[base, 1 if start is None else start, self._pack(flags)]
 
     # ------------------------------------------------------------------ dealing
-    def _draw_decks(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _draw_decks(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Decks and reshuffle ranks for new deals: queued ones first, else drawn (their
+        rank is left for later: the third result flags them)."""
         k = len(idx)
         deck = np.empty((k, NUM_CARDS), np.int8)
-        rank = np.empty((k, NUM_CARDS), np.int8)
+        rank = np.zeros((k, NUM_CARDS), np.int8)
         qp = self.dq_pos[idx]
         useq = qp < self.dq_len[idx]
         if useq.any():
@@ -462,14 +469,12 @@ class VectorEnv:
             self.dq_pos[qi] += 1
         m = int(k - useq.sum())
         if m:
-            base = np.tile(_AR52, (m, 1))
-            deck[~useq] = self.rng.permuted(base, axis=1)
-            rank[~useq] = self.rng.permuted(base, axis=1)
-        return deck, rank
+            deck[~useq] = self.rng.permuted(np.tile(_AR52, (m, 1)), axis=1)
+        return deck, rank, ~useq
 
     def _deal(self, idx: np.ndarray, flags: np.ndarray) -> None:
         """A fresh deck: 6 cards to each flagged seat from the dealer's left."""
-        deck, rank = self._draw_decks(idx)
+        deck, rank, lazy = self._draw_decks(idx)
         f = self._pack(flags)
         pos = self._DEALPOS[self.dealer[idx], f]  # [k, n]: deal index of each seat, -1 none
         cards = deck[np.arange(len(idx))[:, None, None], np.maximum(pos, 0)[:, :, None] * HAND_SIZE + _AR6]
@@ -477,6 +482,7 @@ class VectorEnv:
         nd = self._POPC[f] * HAND_SIZE
         self.deck[idx] = deck
         self.rank[idx] = rank
+        self._rank_lazy[idx] = lazy
         self.stock_pos[idx] = nd
         self.stock_len[idx] = NUM_CARDS - nd
         self.thrown[idx] = 0
@@ -488,13 +494,9 @@ class VectorEnv:
 
     def _clear_trick(self, idx: np.ndarray) -> None:
         self.trick_cards[idx] = 0
-        self.trick_card[idx] = -1
-        self.trick_first[idx] = -1
-        self.trick_played[idx] = False
-        self.trick_len[idx] = 0
-        self.trick_led[idx] = -1
-        self.trick_best[idx] = -1
-        self.trick_win[idx] = -1
+        self._trick[idx] = _TRICK_EMPTY
+        self._seat[idx, _C_TRICK_PLAYED] = 0
+        self._seat[idx, _C_TRICK_CARD] = -1
 
     def _draw_hand(self, idx: np.ndarray, seat: np.ndarray) -> None:
         if not len(idx):
@@ -508,6 +510,13 @@ class VectorEnv:
         self.stock_pos[idx] += HAND_SIZE
         self.stock_len[idx] -= HAND_SIZE
 
+    def _settle_rank(self, idx: np.ndarray) -> None:
+        """Draw the reshuffle order of deals that have none yet."""
+        lz = idx[self._rank_lazy[idx]]
+        if len(lz):
+            self.rank[lz] = self.rng.permuted(np.tile(_AR52, (len(lz), 1)), axis=1)
+            self._rank_lazy[lz] = False
+
     def _reshuffle(self, idx: np.ndarray) -> None:
         """Thrown-in hands, ordered by the deal's reshuffle rank, go under the stock."""
         k = len(idx)
@@ -517,6 +526,7 @@ class VectorEnv:
         inst = (_AR52 >= pos[:, None]) & (_AR52 < (pos + ln)[:, None])
         r, c = np.nonzero(inst)
         key[r, self.deck[idx[r], c]] = c - pos[r]
+        self._settle_rank(idx)
         th = bits_to_bool(self.thrown[idx])
         key = np.where(th, 100 + self.rank[idx].astype(np.int32), key)
         self.deck[idx] = np.argsort(key, 1, kind="stable").astype(np.int8)
@@ -703,9 +713,9 @@ class VectorEnv:
         self.phase[idx] = np.where(self.in_duel[idx], DUEL_PH, PLAY_PH)
         self.to_act[idx] = self.leader[idx]
         # who plays after whom in this trick (in_round cannot change during a trick)
-        inr = self.in_round[idx]
-        self._n_in[idx] = inr.sum(1)
-        self._next_in[idx] = self._next_seat_all(inr)
+        f = self._pack(self.in_round[idx])
+        self._n_in[idx] = self._POPC[f]
+        self._next_in[idx] = self._NEXT_ALL[f]
 
     def _next_seat_all(self, flags: np.ndarray) -> np.ndarray:
         """For every seat s, the first flagged seat clockwise after s (s itself last):
@@ -1333,9 +1343,9 @@ class VectorEnv:
         for b, g in zip(idx.tolist(), games):
             self._load_one(b, g)
         self._stop_round[idx] = bool(stop_at_round_end)
-        inr = self.in_round[idx]
-        self._n_in[idx] = inr.sum(1)
-        self._next_in[idx] = self._next_seat_all(inr)
+        f = self._pack(self.in_round[idx])
+        self._n_in[idx] = self._POPC[f]
+        self._next_in[idx] = self._NEXT_ALL[f]
         self._clear_step_outputs()
         return self._observe()
 
@@ -1367,6 +1377,7 @@ class VectorEnv:
         self.stock_len[b] = len(g.stock)
         rank = np.arange(NUM_CARDS) if g.reshuffle_rank is None else np.asarray(g.reshuffle_rank)
         self.rank[b] = rank
+        self._rank_lazy[b] = False
         self.trick_cards[b] = cards_to_bits(np.array([c for _, c in g.trick], np.int64).reshape(-1))
         self.trick_len[b] = len(g.trick)
         self.trick_played[b] = False
@@ -1426,6 +1437,7 @@ class VectorEnv:
         g.hands = [set(np.flatnonzero(bits(self.hands[b, s])).tolist()) for s in range(n)]
         lo = int(self.stock_pos[b])
         g.stock = self.deck[b, lo : lo + int(self.stock_len[b])].tolist()
+        self._settle_rank(np.array([b]))
         rank = self.rank[b].astype(np.int64)
         g.thrown = sorted(np.flatnonzero(bits(self.thrown[b])).tolist(), key=lambda c: rank[c])
         g.reshuffle_rank = rank
@@ -1498,7 +1510,9 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
     """One uniformly random legal action per row of ``mask`` (int8/bool [B, A]); every row
     must have a legal action."""
     B, A = mask.shape
-    flat = np.flatnonzero(mask)
+    m = np.asarray(mask)
+    m = m.view(np.bool_) if m.dtype in (np.int8, np.uint8) else m != 0  # bool scans are faster
+    flat = np.flatnonzero(m)
     row = flat // A
     count = np.bincount(row, minlength=B)
     start = np.cumsum(count) - count
