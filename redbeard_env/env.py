@@ -266,9 +266,9 @@ class raw_env(AECEnv):
                 if agent in self.agents and not self.terminations[agent]:
                     self.rewards[agent] += 1.0 if seat == g.winner else loss
                     self.terminations[agent] = True
-        elif g.truncated:
+        elif g.truncated:  # those eliminated in the last round stay terminated, not truncated
             for agent in self.agents:
-                self.truncations[agent] = True
+                self.truncations[agent] = not self.terminations[agent]
         winner = None if g.winner is None else self.possible_agents[g.winner]
         for agent in self.agents:
             seat = self.agent_name_mapping[agent]
