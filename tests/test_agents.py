@@ -156,7 +156,9 @@ def _drive(preset: str, n: int, steps: int, B: int, seed: int, bots, check_every
     rules = make_rules(preset)
     jobs = [Job(i, i, 0, (0,) * n, *deal_sequence(seed, i, n, 8)) for i in range(B)]
     engine = VectorBatch(rules, n, seed) if vector_engine_available() else ReferenceBatch(rules, n, seed)
-    engine.start(jobs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # player counts outside a sheet's range
+        engine.start(jobs)
     rng = np.random.default_rng(seed)
     driver = HeuristicAgent()
     states = 0
@@ -164,7 +166,9 @@ def _drive(preset: str, n: int, steps: int, B: int, seed: int, bots, check_every
         obs, mask, seat = engine.observe()
         live = np.flatnonzero(engine.live)
         if not len(live):
-            engine.start(jobs)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                engine.start(jobs)
             continue
         o, m = obs[live], mask[live]
         if step % check_every == 0:
@@ -186,15 +190,23 @@ def _drive(preset: str, n: int, steps: int, B: int, seed: int, bots, check_every
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_heuristic_and_random_always_legal(preset):
     bots = [make_agent("heuristic"), make_agent("random", seed=1)]
-    states = sum(_drive(preset, n, 120, 24, seed=n, bots=bots) for n in (3, 4, 6, 7))
-    assert states > 5000
+    states = sum(_drive(preset, n, 100, 16, seed=n, bots=bots) for n in (3, 7))
+    assert states > 2500
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_bots_always_legal_many_states(preset):
+    bots = [make_agent("heuristic"), make_agent("random", seed=1), make_agent("pimc:samples=4")]
+    states = sum(_drive(preset, n, 300, 32, seed=10 + n, bots=bots, check_every=2) for n in range(3, 8))
+    assert states > 20000
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_pimc_always_legal(preset):
     bots = [make_agent("pimc:samples=3,max_actions=3")]
-    states = sum(_drive(preset, n, 60, 6, seed=n, bots=bots, check_every=3) for n in (3, 5))
-    assert states > 100
+    states = sum(_drive(preset, n, 40, 6, seed=n, bots=bots, check_every=4) for n in (3, 5))
+    assert states > 50
 
 
 def test_heuristic_single_act_matches_batch():
@@ -290,9 +302,9 @@ def test_playout_follows_the_reference_engine(preset):
               "in_round", "dealer", "declarer", "leader", "trick_played", "trick_winning", "tricks", "joiner",
               "bounced", "voids", "call")
     checked = 0
-    for n in (3, 5):
+    for n in (4,):
         for obs, g in _random_states(preset, n, 2, seed=n, limit=300):
-            if g.phase not in ("bid", "ask", "join", "play") or rng.random() > 0.15:
+            if g.phase not in ("bid", "ask", "join", "play") or rng.random() > 0.3:
                 continue
             me = g.to_act
             hands = np.zeros((1, n, 52), bool)
@@ -319,7 +331,7 @@ def test_playout_follows_the_reference_engine(preset):
             assert po.done[0]
             assert list(po.scores[0]) == [ref.scores[(p + me) % n] for p in range(n)]
             checked += 1
-    assert checked > 20
+    assert checked >= 10
 
 
 def test_sampled_deals_respect_what_was_seen():
