@@ -237,6 +237,20 @@ def _game_table() -> np.ndarray:
 
 
 _GAME_TABLE = _game_table()
+_GAME_BITS = (_GAME_TABLE.astype(np.uint64) << np.arange(_GAME_TABLE.shape[1], dtype=np.uint64)).sum(1, dtype=np.uint64)
+_ONE = np.uint64(1)
+_OBS_WORDS = (OBS_SIZE + 63) // 64
+
+
+def _put_bits(W: np.ndarray, value: np.ndarray, offset: int) -> None:
+    """OR ``value`` (uint64 [B]) into the bit stream ``W`` ([B, words]) at bit ``offset``."""
+    k, sh = divmod(offset, 64)
+    if sh == 0:
+        W[:, k] |= value
+    else:
+        W[:, k] |= value << np.uint64(sh)
+        if k + 1 < W.shape[1]:
+            W[:, k + 1] |= value >> np.uint64(64 - sh)
 
 # float32 tables that reproduce the reference encoder's float64 arithmetic exactly
 _TRICKS_T = (np.arange(8) / 6.0).astype(np.float32)  # indexed by int8 tricks
@@ -386,31 +400,18 @@ class VectorEnv:
         self.r_tricks = np.zeros((B, n), i8)
         self.r_joiner = np.zeros((B, n), b_)
         self.r_folded = np.zeros((B, n), b_)
-        self._stage = S = np.zeros((B, OBS_SIZE), np.uint8)
-        self._stage_b = S.view(b_)
-        self._stage_call = self._stage_b[:, OFF["call"] : OFF["call"] + 10 * n].reshape(B, n, 10)
-        self._stage_score_bin = self._stage_b[:, OFF["score_bin"] : OFF["score_bin"] + SCORE_BINS * n].reshape(
-            B, n, SCORE_BINS
-        )
-        for view in (self._stage_call, self._stage_score_bin):
-            assert np.shares_memory(view, S)
-        # the static prefix: its 0/1 entries stay in the staging buffer for good, the
-        # other values are written after the conversion
+        self._obsw = np.zeros((B, _OBS_WORDS), "<u8")  # the observation's 0/1 entries as bits
+        # the static prefix: its entries equal to 1 are constant bits of every stream, the
+        # values other than 0 and 1 are written after the conversion
         pre = self._prefix[self._static]
-        S[:, self._static] = pre == 1
-        self._static_cols = np.arange(self._static.start, self._static.stop)[(pre != 0) & (pre != 1)]
-        self._hot = np.zeros((B, 1 + 2 * n), np.intp)
-        self._k1w = np.zeros((B, 2), "<u8")
+        cols = np.arange(self._static.start, self._static.stop)
+        bits = np.zeros(_OBS_WORDS * 64, np.uint8)
+        bits[cols[pre == 1]] = 1
+        self._static_words = np.packbits(bits, bitorder="little").view("<u8").copy()
+        self._static_cols = cols[(pre != 0) & (pre != 1)]
         self._marks = np.zeros((B, 6), i8)
         self._floats = np.zeros((B, 3 * n), np.float32)
         self._float_cols = np.concatenate([OFF[k] + np.arange(n) for k in ("score", "tricks", "throws")])
-        self._call_sl = slice(OFF["call"], OFF["call"] + 10 * n)
-        self._score_bin_sl = slice(OFF["score_bin"], OFF["score_bin"] + SCORE_BINS * n)
-        self._rowoff = self._arB * OBS_SIZE
-        rowoff = self._rowoff[:, None]
-        self._call_base = rowoff + OFF["call"] + 10 * np.arange(n) + 2  # + call (-2 = none)
-        self._score_bin_base = rowoff + OFF["score_bin"] + SCORE_BINS * np.arange(n) + 1  # + clip(score, -1, 7)
-        self._words = np.zeros((B, 4), "<u8")
         self._n_in = np.zeros(B, i8)
         self._stop_round = np.zeros(B, b_)
         self._next_in = np.zeros((B, n), i8)
@@ -1032,31 +1033,27 @@ class VectorEnv:
 
     def _encode(self, obsr: np.ndarray) -> np.ndarray:
         """The observations of seat ``obsr[b]`` in every game b, float32 [B, D] (a new
-        array). Binary blocks are written into a uint8 staging buffer (mostly in place:
-        ``np.take``/``np.equal`` with ``out=``), which is converted once; the few
-        real-valued entries are written afterwards. The staging buffer's card rows
-        (hand, played, trick, seen) stay valid for the mask until the next call."""
+        array). Every 0/1 entry of a game's vector is one bit of a 542-bit stream (9 uint64
+        words, bit i = entry i), composed with shifts and ORs on [B] arrays, unpacked in
+        one call and converted to float32 in one pass; then the few real-valued entries
+        (scores, tricks, throws, stock, progress, tied duels, scaled rule numbers) are
+        written. Sets ``_hand_words`` (the observer's hand) for the mask."""
         n = self.num_players
-        B = self.num_envs
-        S, Sb = self._stage, self._stage_b
         ph = self.phase
-        # hand[obsr], played, trick, seen[obsr]: adjacent 52-card blocks = one 208-bit
-        # stream per game, unpacked into place
+        W = self._obsw
+        W[:] = self._static_words  # the rules/num_players entries that are 1
+        put = _put_bits
+        put(W, _ONE << ph.astype(np.uint64), OFF["phase"])
+        # cards: hand[obsr], played, current trick, seen[obsr]
         srow = self._seat_rows + obsr
         hand = self.hands.reshape(-1)[srow]
-        seen = self.seen.reshape(-1)[srow]
-        played, trick = self.played, self.trick_cards
-        w = self._words
-        w[:, 0] = hand | (played << _U12[52])
-        w[:, 1] = (played >> _U12[12]) | (trick << _U12[40])
-        w[:, 2] = (trick >> _U12[24]) | (seen << _U12[28])
-        w[:, 3] = seen >> _U12[36]
-        S[:, OFF["hand"] : OFF["hand"] + 4 * NUM_CARDS] = np.unpackbits(
-            w.view(np.uint8), axis=1, count=4 * NUM_CARDS, bitorder="little"
-        )
+        put(W, hand, OFF["hand"])
+        put(W, self.played, OFF["played"])
+        put(W, self.trick_cards, OFF["trick"])
+        put(W, self.seen.reshape(-1)[srow], OFF["seen_thrown"])
         self._hand_words = hand
-        # tricks_done, high_bid, join_state, redeals_open, reshuffled, me_forced: adjacent,
-        # one table row per combination
+        # tricks_done, high_bid, join_state, redeals_open, reshuffled, me_forced: adjacent
+        # blocks, one table entry per combination
         code = self.tricks_done.astype(np.intp) * 9 + (self.high_level + 1)
         code = (code * 3 + self.join_state) * 2 + self.redeals_open
         code = code * 2 + self.reshuffled
@@ -1065,19 +1062,29 @@ class VectorEnv:
             code = code * 2 + forced
         else:
             code = code * 2
-        S[:, _GAME_BLOCKS] = _GAME_TABLE[code]
+        put(W, _GAME_BITS[code], _GAME_BLOCKS.start)
         # per-seat blocks, rotated to the observer's point of view
         rel = self._REL[obsr]  # [B, n]: the seat at each relative position
         pf = self._seat.reshape(-1)
         prow = self._seat_base[:, None] + rel
         tricks_rel = pf[prow + 8 * _C_TRICKS]
         throws_rel = pf[prow + 8 * _C_THROWS]
-        call_rel = pf[prow + 8 * _C_CALL]
+        call_rel = (pf[prow + 8 * _C_CALL] + 2).astype(np.uint64)  # 0 = no call
         sc = self.scores.reshape(-1)[self._seat_rows[:, None] + rel]
-        # the 13 one-value-per-position blocks ("active" .. "throws") as a 91-bit stream
-        # (bit 7 * block + position), unpacked into place: the flag columns packed into a
-        # byte per game (8 byte-flags * magic >> 56) and rotated by table, the seat marks by
-        # table, the float blocks (tricks, throws) 0 here
+        bins = (np.clip(sc, -1, 7) + 1).astype(np.uint64)
+        score_bin = _ONE << bins[:, 0]
+        calls = _ONE << call_rel[:, 0]
+        for p in range(1, n):
+            score_bin |= _ONE << (bins[:, p] + _U12[SCORE_BINS * p])
+            if p < 6:
+                calls |= _ONE << (call_rel[:, p] + _U12[10 * p])
+        put(W, score_bin, OFF["score_bin"])
+        put(W, calls, OFF["call"])
+        if n == 7:  # the 7th call block would pass bit 63
+            put(W, _ONE << call_rel[:, 6], OFF["call"] + 60)
+        # the 13 one-value-per-position blocks "active" .. "throws" (bit 7 * block +
+        # position): the flag columns packed into a byte per game (8 byte-flags * magic
+        # >> 56) and rotated by table, the seat marks by table, the float blocks 0 here
         fl8 = (self._seat.view(np.uint64)[:, : len(_K1_FLAG_SLOTS), 0] * _PACK8) >> _U12[56]
         f = self._ROTB[obsr[:, None], fl8].astype(np.uint64)  # [B, 5]
         marks = self._marks
@@ -1088,35 +1095,20 @@ class VectorEnv:
         marks[:, 4] = np.where(self.trick_len > 0, self.trick_win, -1)
         marks[:, 5] = self.thrower
         m = self._MARKB[obsr[:, None], marks + 1].astype(np.uint64)  # [B, 6]
-        w = self._k1w
-        w[:, 0] = (
+        lo = (
             f[:, 0] | (f[:, 1] << _U12[7]) | (m[:, 0] << _U12[14]) | (m[:, 1] << _U12[21])
             | (m[:, 2] << _U12[28]) | (m[:, 3] << _U12[35]) | (f[:, 2] << _U12[42])
             | (m[:, 4] << _U12[49]) | (m[:, 5] << _U12[56])
         )
-        w[:, 1] = (f[:, 3] << _U12[6]) | (f[:, 4] << _U12[13])
-        S[:, OFF["active"] : OFF["active"] + 7 * len(_K1_BLOCKS)] = np.unpackbits(
-            w.view(np.uint8), axis=1, count=7 * len(_K1_BLOCKS), bitorder="little"
-        )
+        put(W, lo, OFF["active"])
+        put(W, (f[:, 3] << _U12[6]) | (f[:, 4] << _U12[13]), OFF["active"] + 64)
         # voids: rotate the packed 4n bits so that the observer's nibble comes first
         v = self.void_bits.astype(np.uint64)
         sh = (4 * obsr).astype(np.uint64)
         v = ((v >> sh) | (v << (np.uint64(4 * n) - sh))) & np.uint64((1 << (4 * n)) - 1)
-        S[:, OFF["voids"] : OFF["voids"] + 4 * n] = np.unpackbits(
-            v.astype("<u8").view(np.uint8).reshape(B, 8), axis=1, count=4 * n, bitorder="little"
-        )
-        # the remaining one-hots as one scatter of ones into zeroed blocks: phase, call
-        # per position, score bin per position
-        S[:, OBS_SLICES["phase"]] = 0
-        S[:, self._call_sl] = 0
-        S[:, self._score_bin_sl] = 0
-        hot = self._hot
-        hot[:, 0] = self._rowoff + ph
-        hot[:, 1 : 1 + n] = self._call_base + call_rel
-        hot[:, 1 + n :] = self._score_bin_base + np.clip(sc, -1, 7)
-        S.reshape(-1)[hot] = 1
-        # one conversion, then the real-valued entries
-        out = S.astype(np.float32)
+        put(W, v, OFF["voids"])
+        # one unpack, one conversion, then the real-valued entries
+        out = np.unpackbits(W.view(np.uint8), axis=1, count=OBS_SIZE, bitorder="little").astype(np.float32)
         if self._static_cols.size:
             out[:, self._static_cols] = self._prefix[self._static_cols]
         out[:, OFF["progress"]] = self.rounds_played / self.rules.max_rounds
