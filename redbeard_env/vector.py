@@ -191,9 +191,6 @@ _AR8 = np.arange(16, dtype=np.int8)
 _TRICK_EMPTY = np.array([0, -1, -1, -1, -1], np.int8)  # trick length, led suit, best card, its seat, leader
 _U12 = np.arange(64, dtype=np.uint64)  # uint64 shift amounts
 _PACK8 = np.uint64(0x0102040810204080)  # (8 bytes of 0/1) * _PACK8 >> 56 = the 8 bits
-# first action of the two-action question of each phase (-1: not a two-action phase)
-_PAIR_ACTION = np.full(8, -1, np.intp)
-_PAIR_ACTION[[0, 1, 3, 4]] = [KEEP, LOOK, ASK, JOIN]
 
 # columns of the packed per-seat array, in the order of the observation's blocks from
 # "active" to "throws" (13 blocks of one value per position), then voids and call
@@ -305,6 +302,7 @@ class VectorEnv:
         self._MARKB = np.zeros((n, n + 1), np.uint8)
         self._MARKB[:, 1:] = 1 << ((np.arange(n)[None, :] - np.arange(n)[:, None]) % n)
         self._seat_tables()
+        self._mask_tables()
         self._POS = off  # POS[observer, seat] = relative position
         self._POS8 = off.astype(np.int8)
         self._arB = np.arange(B)
@@ -410,8 +408,15 @@ class VectorEnv:
         self._static_words = np.packbits(bits, bitorder="little").view("<u8").copy()
         self._static_cols = cols[(pre != 0) & (pre != 1)]
         self._marks = np.zeros((B, 6), i8)
-        self._floats = np.zeros((B, 3 * n), np.float32)
-        self._float_cols = np.concatenate([OFF[k] + np.arange(n) for k in ("score", "tricks", "throws")])
+        self._maskw = np.zeros((B, 2), "<u8")
+        # the real-valued entries: scores, tricks, throws per position, progress, stock
+        # size, tied duels, then the static ones (written once here)
+        self._float_cols = np.concatenate(
+            [OFF[k] + np.arange(n) for k in ("score", "tricks", "throws")]
+            + [[OFF["progress"], OFF["deal_flags"] + 2, OFF["deal_flags"] + 3], self._static_cols]
+        )
+        self._floats = np.zeros((B, len(self._float_cols)), np.float32)
+        self._floats[:, 3 * n + 3 :] = self._prefix[self._static_cols]
         self._n_in = np.zeros(B, i8)
         self._stop_round = np.zeros(B, b_)
         self._next_in = np.zeros((B, n), i8)
@@ -443,6 +448,37 @@ class VectorEnv:
         self._NEXT_ALL = np.ascontiguousarray(nxt[:, 1, :].T)  # [flags, seat] -> next flagged seat
         self._DEALPOS = dealpos
         self._POPC = np.array([bin(f).count("1") for f in range(F)], np.intp)
+
+    def _mask_tables(self) -> None:
+        """Bits of the action mask (bit = action id, two uint64 words) by phase, and the
+        legal calls by (forced dealer, highest bid + 1, score cap + 1) as in
+        ``game.legal_bid_levels``."""
+        r = self.rules
+        lo_w = np.zeros(8, np.uint64)
+        hi_w = np.zeros(8, np.uint64)
+        for code, first in ((REDEAL_PH, KEEP), (LOOK_PH, LOOK), (ASK_PH, ASK), (JOIN_PH, JOIN)):
+            for a in (first, first + 1):
+                if a < 64:
+                    lo_w[code] |= np.uint64(1 << a)
+                else:
+                    hi_w[code] |= np.uint64(1 << (a - 64))
+        self._PAIR_LO, self._PAIR_HI = lo_w, hi_w
+        play = np.zeros(8, np.uint64)
+        play[[PLAY_PH, DUEL_PH]] = np.uint64((1 << NUM_CARDS) - 1)
+        self._PLAY_BITS = play
+        bid = np.zeros((2, 9, 8), np.uint64)
+        for forced in (0, 1):
+            for high in range(-1, 8):
+                for cap in range(-1, 7):  # score cap under "forbid", clipped to -1..6
+                    lo = max(r.min_bid, 1) if forced else r.min_bid
+                    levels = [lv for lv in list(range(lo, r.max_bid + 1)) + [REDBEARD_LEVEL] if lv > high]
+                    if r.bid_over_score == "forbid":
+                        levels = [lv for lv in levels if min(lv, 6) <= cap]
+                    bits = 0 if forced else 1 << PASS
+                    for lv in levels:
+                        bits |= 1 << (BID0 + lv)
+                    bid[forced, high + 1, cap + 1] = bits
+        self._BID_BITS = bid
 
     @staticmethod
     def _pack(flags: np.ndarray) -> np.ndarray:
@@ -995,41 +1031,26 @@ class VectorEnv:
 
     # ------------------------------------------------------------------ masks and observations
     def _compute_mask(self, hand: np.ndarray) -> np.ndarray:
-        """The acting seat's legal actions, int8 [B, 69]; ``hand`` is its hand (bitmask [B])."""
-        B = self.num_envs
+        """The acting seat's legal actions, int8 [B, 69]; ``hand`` is its hand (bitmask
+        [B]). Built as a 69-bit stream (bit = action id): the legal cards, the bid levels
+        by table, the two answers of a yes/no question by phase."""
         ph = self.phase
-        ta = self.to_act
-        mask = np.zeros((B, NUM_ACTIONS), np.int8)
+        w = self._maskw
         follow = hand & _SUIT_BITS[self.trick_led]  # cards of the led suit (none when leading)
-        legal = np.where(follow != 0, follow, hand)
-        legal[(ph != PLAY_PH) & (ph != DUEL_PH)] = 0
-        bits = np.unpackbits(legal.astype("<u8").view(np.uint8).reshape(B, 8), axis=1, bitorder="little")
-        mask[:, :NUM_CARDS] = bits[:, :NUM_CARDS]
+        w[:, 0] = (np.where(follow != 0, follow, hand) & self._PLAY_BITS[ph]) | self._PAIR_LO[ph]
+        w[:, 1] = self._PAIR_HI[ph]
         bi = np.flatnonzero(ph == BID_PH)
         if len(bi):
-            r = self.rules
+            ta = self.to_act[bi]
             high = self.high_level[bi]
-            if self._dealer_must:
-                forced = (ta[bi] == self.dealer[bi]) & (high < 0)
-            else:
-                forced = np.zeros(len(bi), bool)
-            lo = np.where(forced, max(r.min_bid, 1), r.min_bid)
-            ok = ((_LEVELS >= lo[:, None]) & (_LEVELS <= r.max_bid)) | (_LEVELS == REDBEARD_LEVEL)
-            ok &= _LEVELS > high[:, None]
+            forced = (ta == self.dealer[bi]) & (high < 0) if self._dealer_must else np.zeros(len(bi), bool)
             if self._bos == "forbid":
-                sc = self.scores[bi, ta[bi]]
-                cap = np.where(forced, np.maximum(sc, 1), sc)
-                ok &= _LEVEL_TRICKS <= cap[:, None]
-            mask[bi, BID0 : BID0 + 8] = ok
-            mask[bi, PASS] = ~forced
-        oi = np.flatnonzero(ph <= JOIN_PH)
-        if len(oi):
-            first = _PAIR_ACTION[ph[oi]]
-            keep = first >= 0
-            oi, first = oi[keep], first[keep]
-            mask[oi, first] = 1
-            mask[oi, first + 1] = 1
-        return mask
+                sc = self.scores[bi, ta]
+                cap = np.clip(np.where(forced, np.maximum(sc, 1), sc), -1, 6) + 1
+            else:
+                cap = 7
+            w[bi, 0] |= self._BID_BITS[forced.astype(np.intp), high + 1, cap]
+        return np.unpackbits(w.view(np.uint8), axis=1, count=NUM_ACTIONS, bitorder="little").view(np.int8)
 
     def _encode(self, obsr: np.ndarray) -> np.ndarray:
         """The observations of seat ``obsr[b]`` in every game b, float32 [B, D] (a new
@@ -1109,16 +1130,13 @@ class VectorEnv:
         put(W, v, OFF["voids"])
         # one unpack, one conversion, then the real-valued entries
         out = np.unpackbits(W.view(np.uint8), axis=1, count=OBS_SIZE, bitorder="little").astype(np.float32)
-        if self._static_cols.size:
-            out[:, self._static_cols] = self._prefix[self._static_cols]
-        out[:, OFF["progress"]] = self.rounds_played / self.rules.max_rounds
-        o = OFF["deal_flags"]
-        out[:, o + 2] = _STOCK_T[self.stock_len]
-        out[:, o + 3] = _TIED_T[np.minimum(self.tied_duels, MAX_TIED_DUELS + 1)]
-        fl = self._floats
+        fl = self._floats  # its last columns hold the static non-0/1 values for good
         fl[:, :n] = np.clip(sc / SCORE_SCALE, OBS_LOW, OBS_HIGH)
         fl[:, n : 2 * n] = _TRICKS_T[tricks_rel]
-        fl[:, 2 * n :] = _THROWS_T[throws_rel.view(np.uint8)]
+        fl[:, 2 * n : 3 * n] = _THROWS_T[throws_rel.view(np.uint8)]
+        fl[:, 3 * n] = self.rounds_played / self.rules.max_rounds
+        fl[:, 3 * n + 1] = _STOCK_T[self.stock_len]
+        fl[:, 3 * n + 2] = _TIED_T[np.minimum(self.tied_duels, MAX_TIED_DUELS + 1)]
         out[:, self._float_cols] = fl
         return out
 
