@@ -54,7 +54,6 @@ import ast
 import csv
 import json
 import math
-import os
 import sys
 import time
 from collections import defaultdict

@@ -43,7 +43,6 @@ SEARCH_PHASES = ("bid", "ask", "join", "play")  # redeal, look and duels: the ro
 # ====================================================================== sampling
 def hand_sizes(view: ObsBatch, rules: Rules) -> np.ndarray:
     """int [B, 7]: cards each other position holds (0 for the observer and non-players)."""
-    B = len(view)
     phase = view.phase
     in_play = np.isin(phase, [PHASE[p] for p in ("ask", "join", "play", "duel")])
     trick_live = np.isin(phase, [PHASE["play"], PHASE["duel"]])

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.cards import ASK, BID0, FOLD, JOIN, NUM_CARDS, NUM_RANKS, PASS, REDBEARD, REDBEARD_LEVEL
-from redbeard_env.rules import HAND_SIZE, PENALTY, TRICKS_PER_ROUND, Rules
+from redbeard_env.cards import ASK, BID0, FOLD, JOIN, NUM_CARDS, PASS, REDBEARD, REDBEARD_LEVEL
+from redbeard_env.rules import PENALTY, TRICKS_PER_ROUND, Rules
 
 from .cardmodel import SUIT_OF
 from .decode import PHASE, ObsBatch
@@ -125,7 +125,8 @@ class Playout:
 
     # ------------------------------------------------------------------ masks and views
     def legal(self, idx: np.ndarray) -> np.ndarray:
-        r, n = self.rules, self.n
+        """bool [k, 69]: the acting seats' legal actions in rounds ``idx``."""
+        r = self.rules
         k = len(idx)
         m = np.zeros((k, 69), bool)
         ph = self.phase[idx]
