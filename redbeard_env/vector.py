@@ -236,6 +236,7 @@ def _game_table() -> np.ndarray:
 _GAME_TABLE = _game_table()
 _GAME_BITS = (_GAME_TABLE.astype(np.uint64) << np.arange(_GAME_TABLE.shape[1], dtype=np.uint64)).sum(1, dtype=np.uint64)
 _ONE = np.uint64(1)
+_PHASE_BIT = np.uint64(1) << np.arange(8, dtype=np.uint64)
 _OBS_WORDS = (OBS_SIZE + 63) // 64
 
 
@@ -301,6 +302,8 @@ class VectorEnv:
         # _MARKB[observer, seat + 1]: the byte marking that seat's relative position (0: none)
         self._MARKB = np.zeros((n, n + 1), np.uint8)
         self._MARKB[:, 1:] = 1 << ((np.arange(n)[None, :] - np.arange(n)[:, None]) % n)
+        self._ROTB_flat = self._ROTB.astype(np.uint64).reshape(-1)
+        self._MARKB_flat = self._MARKB.astype(np.uint64).reshape(-1)
         self._seat_tables()
         self._mask_tables()
         self._POS = off  # POS[observer, seat] = relative position
@@ -1064,7 +1067,7 @@ class VectorEnv:
         W = self._obsw
         W[:] = self._static_words  # the rules/num_players entries that are 1
         put = _put_bits
-        put(W, _ONE << ph.astype(np.uint64), OFF["phase"])
+        put(W, _PHASE_BIT[ph], OFF["phase"])
         # cards: hand[obsr], played, current trick, seen[obsr]
         srow = self._seat_rows + obsr
         hand = self.hands.reshape(-1)[srow]
@@ -1107,7 +1110,7 @@ class VectorEnv:
         # position): the flag columns packed into a byte per game (8 byte-flags * magic
         # >> 56) and rotated by table, the seat marks by table, the float blocks 0 here
         fl8 = (self._seat.view(np.uint64)[:, : len(_K1_FLAG_SLOTS), 0] * _PACK8) >> _U12[56]
-        f = self._ROTB[obsr[:, None], fl8].astype(np.uint64)  # [B, 5]
+        f = np.take(self._ROTB_flat, obsr[:, None] * self._ROTB.shape[1] + fl8.astype(np.intp))  # [B, 5]
         marks = self._marks
         marks[:, 0] = self.dealer
         marks[:, 1] = self.declarer
@@ -1115,7 +1118,7 @@ class VectorEnv:
         marks[:, 3] = np.where((ph >= ASK_PH) & (ph <= DUEL_PH), self.leader, -1)
         marks[:, 4] = np.where(self.trick_len > 0, self.trick_win, -1)
         marks[:, 5] = self.thrower
-        m = self._MARKB[obsr[:, None], marks + 1].astype(np.uint64)  # [B, 6]
+        m = np.take(self._MARKB_flat, (obsr * (n + 1) + 1)[:, None] + marks)  # [B, 6]
         lo = (
             f[:, 0] | (f[:, 1] << _U12[7]) | (m[:, 0] << _U12[14]) | (m[:, 1] << _U12[21])
             | (m[:, 2] << _U12[28]) | (m[:, 3] << _U12[35]) | (f[:, 2] << _U12[42])
