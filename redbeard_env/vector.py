@@ -39,8 +39,9 @@ Auto-reset
     A game that ends (``terminated``: won; ``truncated``: ``max_rounds``) is replaced at once
     by a new one (random first dealer, ``start_score`` for all): the returned obs/mask/seat
     are the new game's first decision, while ``rewards``, ``terminated``/``truncated`` and
-    ``info`` describe the finished game. ``VectorEnv(..., auto_reset=False)`` is not offered;
-    use ``load_games(..., stop_at_round_end=True)`` to keep games from continuing.
+    ``info`` describe the finished game. With ``VectorEnv(..., auto_reset=False)`` a finished
+    game halts instead (phase 7 ``done``, mask all 0, seat -1, actions ignored) until the
+    next ``reset``.
 
 Info (numpy arrays, one entry per game)
     ``score`` int32 [B, n]   running scores after this step; for a game that ended in this
@@ -105,6 +106,7 @@ Implementation notes
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -236,6 +238,10 @@ def _game_table() -> np.ndarray:
 _GAME_TABLE = _game_table()
 _GAME_BITS = (_GAME_TABLE.astype(np.uint64) << np.arange(_GAME_TABLE.shape[1], dtype=np.uint64)).sum(1, dtype=np.uint64)
 _ONE = np.uint64(1)
+_CHUNK = 2048  # rows per unpack-and-convert pass (the uint8 temporary stays in cache)
+_probe = [np.empty(1)]
+_FREE_REFS = sys.getrefcount(_probe[0])  # the count of an array held only by a list
+del _probe
 _PHASE_BIT = np.uint64(1) << np.arange(8, dtype=np.uint64)
 _OBS_WORDS = (OBS_SIZE + 63) // 64
 
@@ -264,6 +270,7 @@ class VectorEnv:
         num_players: int = 4,
         rules: "str | Rules" = "classic",
         seed: int | None = None,
+        auto_reset: bool = True,
         **overrides: Any,
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -314,7 +321,7 @@ class VectorEnv:
         self._seat_base = self._arB * (8 * _SEAT_COLS)
         self._prefix = static_prefix(r, n)
         self._static = slice(OFF["num_players"], OBS_SLICES["rules"].stop)
-        self.auto_reset = True
+        self.auto_reset = bool(auto_reset)
         self._alloc()
         self._apply_fns = (
             self._apply_play,
@@ -402,6 +409,7 @@ class VectorEnv:
         self.r_joiner = np.zeros((B, n), b_)
         self.r_folded = np.zeros((B, n), b_)
         self._obsw = np.zeros((B, _OBS_WORDS), "<u8")  # the observation's 0/1 entries as bits
+        self._obs_pool: list[np.ndarray] = []
         # the static prefix: its entries equal to 1 are constant bits of every stream, the
         # values other than 0 and 1 are written after the conversion
         pre = self._prefix[self._static]
@@ -1131,8 +1139,11 @@ class VectorEnv:
         sh = (4 * obsr).astype(np.uint64)
         v = ((v >> sh) | (v << (np.uint64(4 * n) - sh))) & np.uint64((1 << (4 * n)) - 1)
         put(W, v, OFF["voids"])
-        # one unpack, one conversion, then the real-valued entries
-        out = np.unpackbits(W.view(np.uint8), axis=1, count=OBS_SIZE, bitorder="little").astype(np.float32)
+        # unpack and convert (in cache-sized row chunks), then the real-valued entries
+        out = self._obs_buffer()
+        Wb = W.view(np.uint8)
+        for i in range(0, self.num_envs, _CHUNK):
+            out[i : i + _CHUNK] = np.unpackbits(Wb[i : i + _CHUNK], axis=1, count=OBS_SIZE, bitorder="little")
         fl = self._floats  # its last columns hold the static non-0/1 values for good
         fl[:, :n] = np.clip(sc / SCORE_SCALE, OBS_LOW, OBS_HIGH)
         fl[:, n : 2 * n] = _TRICKS_T[tricks_rel]
@@ -1142,6 +1153,21 @@ class VectorEnv:
         fl[:, 3 * n + 2] = _TIED_T[np.minimum(self.tied_duels, MAX_TIED_DUELS + 1)]
         out[:, self._float_cols] = fl
         return out
+
+    def _obs_buffer(self) -> np.ndarray:
+        """A float32 [B, D] array for new observations: one of ours that nobody else holds
+        any more (checked by reference count), else a new one. Returning a fresh array each
+        step is the contract; reusing a released one saves the page faults of fresh memory
+        (large arrays are mmapped anew by malloc)."""
+        pool = self._obs_pool
+        for k in range(len(pool)):
+            if sys.getrefcount(pool[k]) <= _FREE_REFS:  # only the pool holds it
+                return pool[k]
+        buf = np.empty((self.num_envs, OBS_SIZE), np.float32)
+        pool.append(buf)
+        if len(pool) > 3:
+            pool.pop(0)
+        return buf
 
     def observe(self, observer=None) -> np.ndarray:
         """Observations float32 [B, D] of seat ``observer`` (int or int [B]; default: the
@@ -1503,6 +1529,11 @@ class VectorEnv:
         return g
 
     # ------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_obs_pool"] = []  # spare output buffers are not state
+        return state
+
     def __setstate__(self, state: dict) -> None:
         """Many arrays are views into shared buffers (see ``_alloc``); pickling turns them
         into independent copies. Rebuild the buffers and views, then copy the values in,

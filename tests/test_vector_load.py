@@ -211,3 +211,32 @@ def test_info_and_shapes():
         finished += int((term | trunc).sum())
         assert mask.any(1).all() and (mask[np.arange(32), 0:69].sum(1) > 0).all()
     assert finished > 0
+
+
+def test_no_auto_reset_and_pickle():
+    import pickle
+
+    venv = VectorEnv(64, 4, "classic", seed=3, auto_reset=False, start_score=3)
+    obs, mask, seat = venv.reset()
+    rng = np.random.default_rng(1)
+    ended = np.zeros(64, bool)
+    for _ in range(300):
+        actions = np.where(venv.halted, 0, random_legal_actions(np.where(venv.halted[:, None], 1, mask), rng))
+        obs, mask, seat, rewards, term, trunc, info = venv.step(actions)
+        assert not (ended & (term | trunc)).any()  # an ending is reported once
+        ended |= term | trunc
+        assert (venv.halted == ended).all() and not mask[ended].any() and (seat[ended] == -1).all()
+    assert ended.any()
+    # a pickled engine (e.g. in a training checkpoint) continues exactly
+    venv = VectorEnv(32, 5, "fem_opp", seed=4)
+    obs, mask, seat = venv.reset()
+    for _ in range(50):
+        obs, mask, seat, *_ = venv.step(random_legal_actions(mask, rng))
+    twin = pickle.loads(pickle.dumps(venv))
+    for _ in range(100):
+        actions = random_legal_actions(mask, rng)
+        a = venv.step(actions)
+        b = twin.step(actions)
+        for x, y in zip(a[:6], b[:6]):
+            assert np.array_equal(x, y)
+        mask = a[1]
