@@ -21,7 +21,9 @@ Spaces
     ``seat`` int64 [B]: the acting seat (absolute), -1 for a halted game (below).
     ``actions`` int [B]: one legal action id per game. An illegal one (mask 0) for any game
     raises ``ValueError`` naming the game index, the action and the phase; nothing changes.
-    ``obs`` is a new array every step; ``mask`` too (a copy).
+    Every step returns arrays the caller owns: ``obs`` is never one the caller still holds
+    (an observation buffer is reused only once nothing else references it), ``mask`` is a
+    copy.
 
 Who is asked
     As in the AEC env: every call and card play is asked, even with one legal option; the
@@ -95,13 +97,17 @@ Training loop (one policy for all seats; the observation is relative to the acti
 game counts; ``random_legal_actions(mask, rng)`` is a vectorised uniform random policy.
 
 Implementation notes
-    State lives in compact arrays (int8 codes, bool flags, int32 scores, uint64 card-set
-    bitmasks, one packed int8 [B, n, 19] array for the per-seat values). A step applies the
-    B actions grouped by kind (card plays take the fast path), then resolves automatic
-    points (trick ends, the join question's automatic answers, round scoring, next deal,
-    duels, game ends) on the subsets of games that reach them, vectorised over each subset;
-    no Python loop runs over games. Observations are built in a uint8 staging buffer with
-    a few wide writes and one float32 conversion.
+    State lives in compact arrays: int8 codes, bool flags, int32 scores, uint64 bitmasks for
+    the card sets (hands, seen, played, trick, thrown), one int8 [B, 9, 8] array for the
+    per-seat values (feature-major, seats padded to 8, so a flag column is one uint64 per
+    game), packed voids. Seat searches (next to act, next dealer, who deals where, join
+    order) are lookups in small tables indexed by a seat set packed into a byte. A step
+    applies the B actions grouped by kind, then resolves automatic points (trick ends, the
+    join question's automatic answers, round scoring, next deal, duels, game ends) on the
+    subsets of games that reach them, vectorised over each subset; no Python loop runs over
+    games (only over the <= 7 seats or a few kinds of action). An observation's 0/1 entries
+    are one 542-bit stream per game composed with shifts and ORs on [B] words, unpacked and
+    converted to float32 in one pass; the few real-valued entries are written after.
 """
 
 from __future__ import annotations
