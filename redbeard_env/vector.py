@@ -263,6 +263,9 @@ def _put_bits(W: np.ndarray, value: np.ndarray, offset: int) -> None:
             W[:, k + 1] |= value >> np.uint64(64 - sh)
 
 # float32 tables that reproduce the reference encoder's float64 arithmetic exactly
+_SCORE_T_MAX = int(OBS_HIGH * SCORE_SCALE) + 1  # beyond +-this, score / 12 is clipped anyway
+_SCORE_T = np.clip(np.arange(-_SCORE_T_MAX, _SCORE_T_MAX + 1) / SCORE_SCALE, OBS_LOW, OBS_HIGH).astype(np.float32)
+_SCORE_BIN_T = (np.clip(np.arange(-_SCORE_T_MAX, _SCORE_T_MAX + 1), -1, 7) + 1).astype(np.uint64)
 _TRICKS_T = (np.arange(8) / 6.0).astype(np.float32)  # indexed by int8 tricks
 _THROWS_T = np.minimum(np.arange(256) / 3.0, 1.0).astype(np.float32)
 _STOCK_T = (np.arange(NUM_CARDS + 1) / NUM_CARDS).astype(np.float32)
@@ -831,10 +834,10 @@ class VectorEnv:
     def _apply_play(self, idx: np.ndarray, seat: np.ndarray, card: np.ndarray) -> None:
         n = self.num_players
         suit = _SUIT_OF_CARD[card]
-        tl = self.trick_len[idx]
-        first = tl == 0
-        led = np.where(first, suit, self.trick_led[idx])
-        off = suit != led
+        T = self._trick[idx]  # [k, 5]: length, led suit, best card, its seat, leader
+        first = T[:, 0] == 0
+        led = np.where(first, suit, T[:, 1])
+        off = suit != led  # not following: a void shown
         if off.any():
             oi = idx[off]
             self.void_bits[oi] |= np.left_shift(np.uint32(1), (4 * seat[off] + led[off]).astype(np.uint32))
@@ -847,16 +850,15 @@ class VectorEnv:
         prow = idx * (8 * _SEAT_COLS) + seat
         pflat[prow + 8 * _C_TRICK_PLAYED] = 1
         pflat[prow + 8 * _C_TRICK_CARD] = card
-        self.trick_first[idx] = np.where(first, seat, self.trick_first[idx])
-        best = self.trick_best[idx]
-        better = first | ((suit == led) & (card > best))
-        self.trick_led[idx] = led
-        self.trick_best[idx] = np.where(better, card, best)
-        self.trick_win[idx] = np.where(better, seat, self.trick_win[idx])
-        tl += 1
-        self.trick_len[idx] = tl
+        better = first | ((suit == led) & (card > T[:, 2]))
+        T[:, 1] = led
+        T[:, 2] = np.where(better, card, T[:, 2])
+        T[:, 3] = np.where(better, seat, T[:, 3])
+        T[:, 4] = np.where(first, seat, T[:, 4])
+        T[:, 0] += 1
+        self._trick[idx] = T
         self.to_act[idx] = self._next_in.reshape(-1)[srow]
-        done = tl >= self._n_in[idx]
+        done = T[:, 0] >= self._n_in[idx]
         if done.any():
             self._complete_trick(idx[done])
 
@@ -1109,7 +1111,8 @@ class VectorEnv:
         throws_rel = pf[prow + 8 * _C_THROWS]
         call_rel = (pf[prow + 8 * _C_CALL] + 2).astype(np.uint64)  # 0 = no call
         sc = self.scores.reshape(-1)[self._seat_rows[:, None] + rel]
-        bins = (np.clip(sc, -1, 7) + 1).astype(np.uint64)
+        sci = np.minimum(np.maximum(sc, -_SCORE_T_MAX), _SCORE_T_MAX) + _SCORE_T_MAX  # table index
+        bins = np.take(_SCORE_BIN_T, sci)  # clip(score, -1, 7) + 1
         score_bin = _ONE << bins[:, 0]
         calls = _ONE << call_rel[:, 0]
         for p in range(1, n):
@@ -1145,19 +1148,22 @@ class VectorEnv:
         sh = (4 * obsr).astype(np.uint64)
         v = ((v >> sh) | (v << (np.uint64(4 * n) - sh))) & np.uint64((1 << (4 * n)) - 1)
         put(W, v, OFF["voids"])
-        # unpack and convert (in cache-sized row chunks), then the real-valued entries
-        out = self._obs_buffer()
-        Wb = W.view(np.uint8)
-        for i in range(0, self.num_envs, _CHUNK):
-            out[i : i + _CHUNK] = np.unpackbits(Wb[i : i + _CHUNK], axis=1, count=OBS_SIZE, bitorder="little")
+        # the real-valued entries
         fl = self._floats  # its last columns hold the static non-0/1 values for good
-        fl[:, :n] = np.clip(sc / SCORE_SCALE, OBS_LOW, OBS_HIGH)
+        fl[:, :n] = np.take(_SCORE_T, sci)
         fl[:, n : 2 * n] = _TRICKS_T[tricks_rel]
         fl[:, 2 * n : 3 * n] = _THROWS_T[throws_rel.view(np.uint8)]
         fl[:, 3 * n] = self.rounds_played / self.rules.max_rounds
         fl[:, 3 * n + 1] = _STOCK_T[self.stock_len]
         fl[:, 3 * n + 2] = _TIED_T[np.minimum(self.tied_duels, MAX_TIED_DUELS + 1)]
-        out[:, self._float_cols] = fl
+        # unpack, convert and patch in cache-sized row chunks
+        out = self._obs_buffer()
+        Wb = W.view(np.uint8)
+        cols = self._float_cols
+        for i in range(0, self.num_envs, _CHUNK):
+            o = out[i : i + _CHUNK]
+            o[...] = np.unpackbits(Wb[i : i + _CHUNK], axis=1, count=OBS_SIZE, bitorder="little")
+            o[:, cols] = fl[i : i + _CHUNK]
         return out
 
     def _obs_buffer(self) -> np.ndarray:
