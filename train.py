@@ -98,6 +98,7 @@ class Config:
     eval_games: int = 400  # duplicate games per evaluation
     checkpoint_every: int = 10  # updates between checkpoints
     run_dir: str = "runs"  # parent directory of runs
+    init_from: str = ""  # start from the weights of a policy checkpoint (path or shipped name)
     stop_after: int = 0  # end this invocation after this many updates; --resume continues (0 = run to the end)
 
 
@@ -313,6 +314,13 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
     net = PolicyNet(hidden=tuple(cfg.hidden)).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     if state is None:
+        if cfg.init_from:
+            from agents.ppo import load_checkpoint
+
+            init_net, _ = load_checkpoint(cfg.init_from)
+            if tuple(init_net.hidden) != tuple(cfg.hidden):
+                raise ValueError(f"init_from {cfg.init_from!r} has hidden sizes {list(init_net.hidden)}, the config asks for {cfg.hidden}")
+            net.load_state_dict(init_net.state_dict())
         pool_rng = np.random.default_rng(cfg.seed)
         pool = Pool(cfg)
         arenas = [Arena(cfg, n, cfg.seed * 1000 + n, pool_rng) for n in cfg.players]
