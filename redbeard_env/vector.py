@@ -152,6 +152,8 @@ from .rules import HAND_SIZE, MAX_TIED_DUELS, PENALTY, TRICKS_PER_ROUND, Rules, 
 # ---------------------------------------------------------------- phase codes
 PHASE_NAMES = ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")
 REDEAL_PH, LOOK_PH, BID_PH, ASK_PH, JOIN_PH, PLAY_PH, DUEL_PH, DONE_PH = range(8)
+# internal codes of games waiting, within a step, for a batched automatic transition
+_START_ROUND, _START_TRICK = 8, 9
 assert PHASE_NAMES == G.PHASES
 
 NO_CALL = -2  # ``calls`` value before a seat has called; PASSED (-1) for a pass
@@ -606,7 +608,24 @@ class VectorEnv:
         self.terminated[idx] = False
         self.truncated[idx] = False
         self.leader[idx] = -1
-        self._start_round(idx)
+        self._defer(idx, _START_ROUND)
+
+    def _defer(self, idx: np.ndarray, code: int) -> None:
+        """Leave a transition that many games reach by different paths in a step (a new
+        deal, the next trick) for one batched call at the end of the step (``_resolve``)."""
+        self.phase[idx] = code
+        self.to_act[idx] = -1
+
+    def _resolve(self) -> None:
+        """Run the deferred transitions until every game waits for a decision."""
+        while True:
+            ph = self.phase
+            waiting = np.flatnonzero(ph >= _START_ROUND)
+            if not len(waiting):
+                return
+            code = ph[waiting]
+            self._start_round(waiting[code == _START_ROUND])
+            self._start_trick(waiting[code == _START_TRICK])
 
     def _start_round(self, idx: np.ndarray) -> None:
         if not len(idx):
@@ -741,7 +760,7 @@ class VectorEnv:
         self._score_round(idx[none])
         di = idx[~none]
         self.leader[di] = d[~none]
-        self._start_trick(di)
+        self._defer(di, _START_TRICK)
 
     # ------------------------------------------------------------------ play, ask, join
     def _start_trick(self, idx: np.ndarray) -> None:
@@ -786,7 +805,7 @@ class VectorEnv:
         if len(si):
             self.join_state[si] = JOIN_SKIPPED
             ended = self._add_score(si, ss, self.rules.forget_penalty)
-            self._start_trick(si[~ended])
+            self._defer(si[~ended], _START_TRICK)
 
     def _ask_join(self, idx: np.ndarray) -> None:
         if not len(idx):
@@ -821,7 +840,7 @@ class VectorEnv:
         fi = idx[found]
         self.phase[fi] = JOIN_PH
         self.to_act[fi] = nxt[found]
-        self._start_trick(idx[~found])
+        self._defer(idx[~found], _START_TRICK)
 
     def _apply_join(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
         join = a == JOIN
@@ -882,7 +901,7 @@ class VectorEnv:
         else:
             self.leader[idx[duel]] = w[duel]
         more = self.tricks_done[idx] < TRICKS_PER_ROUND
-        self._start_trick(idx[more])
+        self._defer(idx[more], _START_TRICK)
         self._end_duel(idx[~more & duel])
         self._score_round(idx[~more & ~duel])
 
@@ -994,7 +1013,7 @@ class VectorEnv:
         idx = idx[~trunc]
         if len(idx):
             self.dealer[idx] = self._next_seat(self.dealer[idx], self.active[idx])
-            self._start_round(idx)
+            self._defer(idx, _START_ROUND)
 
     def _eliminate(self, idx: np.ndarray, seat: np.ndarray) -> None:
         self.active[idx, seat] = False
@@ -1225,6 +1244,7 @@ class VectorEnv:
         self._set_deck_queue(decks)
         self._clear_step_outputs()
         self._new_game(idx, dealer=dealer, scores=scores)
+        self._resolve()
         return self._observe()
 
     def _set_deck_queue(self, decks) -> None:
@@ -1360,6 +1380,7 @@ class VectorEnv:
             if len(done):
                 self.dq_len[done] = 0
                 self._new_game(done)
+        self._resolve()
         info["phase"] = self.phase.copy()
         obs, mask, seat = self._observe()
         return obs, mask, seat, rewards, terminated, truncated, info
