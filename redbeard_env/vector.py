@@ -153,7 +153,7 @@ from .rules import HAND_SIZE, MAX_TIED_DUELS, PENALTY, TRICKS_PER_ROUND, Rules, 
 PHASE_NAMES = ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")
 REDEAL_PH, LOOK_PH, BID_PH, ASK_PH, JOIN_PH, PLAY_PH, DUEL_PH, DONE_PH = range(8)
 # internal codes of games waiting, within a step, for a batched automatic transition
-_START_ROUND, _START_TRICK = 8, 9
+_START_ROUND, _START_TRICK, _SCORE_ROUND = 8, 9, 10
 assert PHASE_NAMES == G.PHASES
 
 NO_CALL = -2  # ``calls`` value before a seat has called; PASSED (-1) for a pass
@@ -616,16 +616,19 @@ class VectorEnv:
         self.phase[idx] = code
         self.to_act[idx] = -1
 
-    def _resolve(self) -> None:
-        """Run the deferred transitions until every game waits for a decision."""
+    def _resolve(self, deal: bool = True) -> None:
+        """Run the deferred transitions until every game waits for a decision (with
+        ``deal=False``: all but new deals)."""
         while True:
             ph = self.phase
-            waiting = np.flatnonzero(ph >= _START_ROUND)
+            waiting = np.flatnonzero(ph >= (_START_ROUND if deal else _START_TRICK))
             if not len(waiting):
                 return
             code = ph[waiting]
-            self._start_round(waiting[code == _START_ROUND])
+            self._score_round(waiting[code == _SCORE_ROUND])
             self._start_trick(waiting[code == _START_TRICK])
+            if deal:
+                self._start_round(waiting[code == _START_ROUND])
 
     def _start_round(self, idx: np.ndarray) -> None:
         if not len(idx):
@@ -757,7 +760,7 @@ class VectorEnv:
             return
         d = self.declarer[idx]
         none = d < 0
-        self._score_round(idx[none])
+        self._defer(idx[none], _SCORE_ROUND)
         di = idx[~none]
         self.leader[di] = d[~none]
         self._defer(di, _START_TRICK)
@@ -903,7 +906,7 @@ class VectorEnv:
         more = self.tricks_done[idx] < TRICKS_PER_ROUND
         self._defer(idx[more], _START_TRICK)
         self._end_duel(idx[~more & duel])
-        self._score_round(idx[~more & ~duel])
+        self._defer(idx[~more & ~duel], _SCORE_ROUND)
 
     # ------------------------------------------------------------------ scores
     def _add_score(self, idx: np.ndarray, seat: np.ndarray, delta) -> np.ndarray:
@@ -1347,6 +1350,7 @@ class VectorEnv:
         return self._finish_step(kind == 6)
 
     def _finish_step(self, was_halted: np.ndarray | None = None):
+        self._resolve(deal=False)  # rounds are scored here; new deals after the records
         fin = self.terminated | self.truncated
         if was_halted is not None and was_halted.any():
             fin &= ~was_halted  # report an ending once
