@@ -76,26 +76,43 @@ LEVEL_NAMES = [str(k) for k in range(7)] + ["R"]
 # ====================================================================== deals
 def deal_sequence(seed: int, deal: int, num_players: int, num_decks: int) -> tuple[int, np.ndarray]:
     """The first dealer and ``num_decks`` decks [K, 104] (deck top first, then the order in
-    which thrown-in cards are reshuffled) of deal sequence ``deal``."""
+    which thrown-in cards are reshuffled) of deal sequence ``deal``: they depend only on
+    (seed, deal), never on how games are batched."""
     rng = np.random.default_rng([seed, deal, 7])
     dealer = int(rng.integers(num_players))
     decks = rng.permuted(np.tile(np.arange(NUM_CARDS, dtype=np.int8), (num_decks * 2, 1)), axis=1)
     return dealer, decks.reshape(num_decks, 2 * NUM_CARDS)
 
 
-def start_scores(seed: int, deal: int, num_players: int, scores: Any, score_range: tuple[int, int]) -> list[int] | None:
+def deal_sequences(seed: int, deals: np.ndarray, num_players: int, num_decks: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`deal_sequence` for several deals (each computed once)."""
+    deals = np.asarray(deals)
+    uniq, inverse = np.unique(deals, return_inverse=True)
+    out = [deal_sequence(seed, int(d), num_players, num_decks) for d in uniq]
+    dealers = np.array([o[0] for o in out], dtype=np.int64)
+    decks = np.stack([o[1] for o in out])
+    return dealers[inverse], decks[inverse]
+
+
+def start_scores(seed: int, deals: np.ndarray, num_players: int, scores: Any,
+                 score_range: tuple[int, int]) -> np.ndarray | None:
+    """Round mode: the starting scores [len(deals), n] (``None``: the rules' start score);
+    ``scores`` is a list (one per seat) or ``"sample"`` (uniform in ``score_range``)."""
     if scores is None:
         return None
+    deals = np.asarray(deals)
     if isinstance(scores, str):
         if scores != "sample":
             raise ValueError(f"scores must be a list of ints or 'sample', got {scores!r}")
-        rng = np.random.default_rng([seed, deal, 11])
         lo, hi = score_range
-        return [int(x) for x in rng.integers(lo, hi + 1, size=num_players)]
+        if hi < lo:
+            raise ValueError(f"score range {score_range} is empty")
+        return np.array([np.random.default_rng([seed, int(d), 11]).integers(lo, hi + 1, size=num_players)
+                         for d in deals], dtype=np.int64).reshape(len(deals), num_players)
     scores = [int(s) for s in scores]
     if len(scores) != num_players:
         raise ValueError(f"scores needs one int per seat ({num_players}), got {scores}")
-    return scores
+    return np.tile(np.array(scores, dtype=np.int64), (len(deals), 1))
 
 
 @dataclass
@@ -281,14 +298,18 @@ class Records:
         return tricks == level if self.contract == "exact" else tricks >= level
 
 
-def _bootstrap_ci(wins: np.ndarray, games: np.ndarray, rng: np.random.Generator, reps: int = 2000) -> tuple[float, float]:
-    """95 % percentile CI of sum(wins)/sum(games) resampling deals (rows)."""
+def _bootstrap_ci(wins: np.ndarray, games: np.ndarray, rng: np.random.Generator, reps: int = 1000) -> tuple[float, float]:
+    """95 % percentile CI of sum(wins)/sum(games) resampling deals (rows) with replacement."""
     D = len(wins)
     if D == 0 or games.sum() == 0:
         return (float("nan"), float("nan"))
-    weights = rng.multinomial(D, np.full(D, 1.0 / D), size=reps).astype(np.float64)
-    w = weights @ wins
-    g = weights @ games
+    w = np.empty(reps)
+    g = np.empty(reps)
+    chunk = max(1, 4_000_000 // D)
+    for lo in range(0, reps, chunk):
+        idx = rng.integers(0, D, size=(min(chunk, reps - lo), D))
+        w[lo:lo + len(idx)] = wins[idx].sum(1)
+        g[lo:lo + len(idx)] = games[idx].sum(1)
     rates = np.divide(w, g, out=np.zeros_like(w), where=g > 0)
     lo, hi = np.percentile(rates, [2.5, 97.5])
     return (float(lo), float(hi))
@@ -478,11 +499,12 @@ def run_tournament(
         # one wave: as many jobs as fit, deal-major so rotations of a deal share a wave
         count = min(batch_size, jobs_total - next_job)
         jobs = []
-        for j in range(next_job, next_job + count):
-            deal, rot = divmod(j, len(rotations))
-            dealer, decks = deal_sequence(seed, deal, n, K)
-            sc = start_scores(seed, deal, n, scores, score_range) if mode == "round" else None
-            jobs.append(Job(j, deal, rot, rotations[rot], dealer, decks, sc))
+        deal_of, rot_of = np.divmod(np.arange(next_job, next_job + count), len(rotations))
+        dealers, decks = deal_sequences(seed, deal_of, n, K)
+        sc = start_scores(seed, deal_of, n, scores, score_range) if mode == "round" else None
+        for k, j in enumerate(range(next_job, next_job + count)):
+            jobs.append(Job(j, int(deal_of[k]), int(rot_of[k]), rotations[rot_of[k]], int(dealers[k]), decks[k],
+                            None if sc is None else [int(x) for x in sc[k]]))
         next_job += count
         backend.start(jobs)
         lineups = np.array([job.lineup for job in jobs])  # [B, n] agent index per seat
