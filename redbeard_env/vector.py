@@ -104,8 +104,11 @@ Implementation notes
     order) are lookups in small tables indexed by a seat set packed into a byte. A step
     applies the B actions grouped by kind, then resolves automatic points (trick ends, the
     join question's automatic answers, round scoring, next deal, duels, game ends) on the
-    subsets of games that reach them, vectorised over each subset; no Python loop runs over
-    games (only over the <= 7 seats or a few kinds of action). An observation's 0/1 entries
+    subsets of games that reach them, vectorised over each subset; transitions reached by
+    several paths (round scoring, a new deal, the next trick) are deferred with internal
+    phase codes and run once per step for all games waiting for them (``_resolve``, a loop
+    until every game waits for a decision). No Python loop runs over games (only over the
+    <= 7 seats, the kinds of action, or row chunks of the output). An observation's 0/1 entries
     are one 542-bit stream per game composed with shifts and ORs on [B] words, unpacked and
     converted to float32 in one pass; the few real-valued entries are written after.
 """
@@ -275,6 +278,9 @@ _TIED_T = (np.arange(MAX_TIED_DUELS + 2) / 10.0).astype(np.float32)
 
 
 class VectorEnv:
+    """B games in lock-step; see the module documentation."""
+
+    PHASE_NAMES = PHASE_NAMES  # info["phase"] code -> name
     def __init__(
         self,
         num_envs: int,

@@ -34,8 +34,8 @@ VARIANTS: dict[str, list[tuple[dict, tuple[int, int]]]] = {
     "classic": [
         (dict(start_score=4, max_rounds=3), (2, 5)),
         (dict(start_score=5, redeal="any", zero_rule="immediate", max_rounds=3), (1, 5)),
-        (dict(start_score=3, auction="open", all_pass="redeal", ask_optional=False, eliminate_at=8), (-1, 4)),
-        (dict(start_score=4, redeal="challenge", leader="trick_winner", join_at=4, zero_trick_penalty=3, max_rounds=3), (1, 5)),
+        (dict(start_score=3, auction="open", all_pass="redeal", ask_optional=False, eliminate_at=8, max_rounds=3), (-1, 4)),
+        (dict(start_score=4, redeal="challenge", leader="trick_winner", join_at=4, zero_trick_penalty=3, max_rounds=2), (1, 5)),
         (
             dict(
                 start_score=3,
@@ -54,7 +54,7 @@ VARIANTS: dict[str, list[tuple[dict, tuple[int, int]]]] = {
         (dict(start_score=3, eliminate_at=6, redeal="any"), (1, 4)),
         (dict(start_score=3, eliminate_at=7, zero_rule="immediate"), (-2, 3)),
         (dict(start_score=4, eliminate_at=8, auction="open", join_at=5, max_rounds=3), (1, 4)),
-        (dict(start_score=2, eliminate_at=5, leader="trick_winner", redbeard_fail="contract"), (0, 3)),
+        (dict(start_score=2, eliminate_at=5, leader="trick_winner", redbeard_fail="contract", max_rounds=3), (0, 3)),
     ],
     "raudskjegg": [
         (dict(start_score=4, max_rounds=3), (1, 4)),
@@ -67,7 +67,7 @@ VARIANTS: dict[str, list[tuple[dict, tuple[int, int]]]] = {
         (dict(start_score=4, max_rounds=3), (1, 5)),
         (dict(start_score=3, zero_rule="bounce", max_rounds=4), (1, 4)),
         (dict(start_score=3, join_at=0, max_rounds=3), (0, 3)),
-        (dict(start_score=4, redeal="challenge", contract="at_least", eliminate_at=8, max_rounds=3), (1, 5)),
+        (dict(start_score=4, redeal="challenge", contract="at_least", eliminate_at=8, max_rounds=2), (1, 5)),
         (dict(start_score=3, zero_rule="immediate", auction="open", all_pass="redeal"), (-1, 3)),
     ],
 }
