@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Agent-steps/s of the AEC env, the batch engine and OpenSpiel.")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--rules", default="classic")
-    parser.add_argument("--seconds", type=float, default=6.0, help="time per row")
+    parser.add_argument("--seconds", type=float, default=8.0, help="time per row")
     parser.add_argument("--window", type=float, default=0.5, help="length of a timing window")
     parser.add_argument("--sizes", default="1,64,1024,4096,16384", help="batch sizes")
     parser.add_argument("--json", default=None, help="also write the results to this file")

@@ -200,7 +200,6 @@ _KIND[[ASK, SKIP]] = 3
 _KIND[[KEEP, REDEAL]] = 4
 _KIND[[LOOK, NO_LOOK]] = 5
 
-_AR8 = np.arange(16, dtype=np.int8)
 _TRICK_EMPTY = np.array([0, -1, -1, -1, -1], np.int8)  # trick length, led suit, best card, its seat, leader
 _U12 = np.arange(64, dtype=np.uint64)  # uint64 shift amounts
 _PACK8 = np.uint64(0x0102040810204080)  # (8 bytes of 0/1) * _PACK8 >> 56 = the 8 bits
@@ -330,12 +329,10 @@ class VectorEnv:
         self._MARKB_flat = self._MARKB.astype(np.uint64).reshape(-1)
         self._seat_tables()
         self._mask_tables()
-        self._POS = off  # POS[observer, seat] = relative position
-        self._POS8 = off.astype(np.int8)
         self._arB = np.arange(B)
-        self._N8 = np.arange(n, dtype=np.int8)
         self._seat_rows = self._arB * n
         self._seat_base = self._arB * (8 * _SEAT_COLS)
+        self._mask_rows = self._arB * NUM_ACTIONS
         self._prefix = static_prefix(r, n)
         self._static = slice(OFF["num_players"], OBS_SLICES["rules"].stop)
         self.auto_reset = bool(auto_reset)
@@ -801,11 +798,6 @@ class VectorEnv:
         f = self._pack(self.in_round[idx])
         self._n_in[idx] = self._POPC[f]
         self._next_in[idx] = self._NEXT_ALL[f]
-
-    def _next_seat_all(self, flags: np.ndarray) -> np.ndarray:
-        """For every seat s, the first flagged seat clockwise after s (s itself last):
-        int8 [k, n] from flags [k, n]."""
-        return self._NEXT_ALL[self._pack(flags)]
 
     def _apply_ask(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
         ask = a == ASK
@@ -1318,7 +1310,7 @@ class VectorEnv:
         a = a.astype(np.intp, copy=False)
         inrange = (a >= 0) & (a < NUM_ACTIONS)
         ac = np.where(inrange, a, 0)
-        legal = inrange & (self._mask[self._arB, ac] == 1)
+        legal = inrange & (np.take(self._mask, self._mask_rows + ac) == 1)
         kind = _KIND[ac]
         if not legal.all():
             halted = self.phase == DONE_PH  # a game halted at its round's end: action ignored
