@@ -178,7 +178,7 @@ class Arena:
     """One batch of games at a fixed player count, with who-plays-which-seat and the
     learner's open transition chains. Pure numpy, so it pickles into checkpoints."""
 
-    def __init__(self, cfg: Config, num_players: int, seed: int, pool_rng: np.random.Generator):
+    def __init__(self, cfg: Config, num_players: int, seed: int):
         if cfg.engine == "vector":
             from redbeard_env.vector import VectorEnv
         elif cfg.engine == "reference":
@@ -197,13 +197,12 @@ class Arena:
         self.pending = np.zeros((B, num_players), dtype=np.float32)  # reward since that decision
         self.start_score = float(make_rules(cfg.rules, **cfg.overrides).start_score)
         self.prev_distance = np.full((B, num_players), abs(self.start_score), dtype=np.float32)
-        self.assign(np.arange(B), pool_rng, None)
 
-    def assign(self, games: np.ndarray, rng: np.random.Generator, pool: "Pool | None") -> None:
+    def assign(self, games: np.ndarray, rng: np.random.Generator, pool: "Pool") -> None:
         """Draw an opponent and the learner's seat(s) for new games."""
         if len(games) == 0:
             return
-        opp = pool.sample(len(games), rng) if pool is not None else np.zeros(len(games), dtype=np.int64)
+        opp = pool.sample(len(games), rng)
         self.opponent[games] = opp
         self.learner[games] = False
         seats = rng.integers(self.n, size=len(games))
@@ -323,7 +322,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
             net.load_state_dict(init_net.state_dict())
         pool_rng = np.random.default_rng(cfg.seed)
         pool = Pool(cfg)
-        arenas = [Arena(cfg, n, cfg.seed * 1000 + n, pool_rng) for n in cfg.players]
+        arenas = [Arena(cfg, n, cfg.seed * 1000 + n) for n in cfg.players]
         for a in arenas:
             a.assign(np.arange(a.B), pool_rng, pool)
         carry = None
