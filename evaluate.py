@@ -50,7 +50,6 @@ Python API (what ``train.py`` calls)::
 from __future__ import annotations
 
 import argparse
-import ast
 import csv
 import json
 import math
@@ -67,7 +66,7 @@ from agents.registry import make_agent
 from redbeard_env import game as G
 from redbeard_env.cards import FOLD, JOIN, NUM_ACTIONS, NUM_CARDS, REDBEARD_LEVEL
 from redbeard_env.observation import OBS_SIZE, OFF, encode, static_prefix
-from redbeard_env.rules import Rules, check_num_players, make_rules
+from redbeard_env.rules import Rules, check_num_players, make_rules, parse_overrides
 
 LEVELS = 8  # bid levels 0..6 and Rödskägg (7)
 LEVEL_NAMES = [str(k) for k in range(7)] + ["R"]
@@ -759,20 +758,6 @@ def format_table(results: dict) -> str:
 
 
 # ====================================================================== CLI
-def parse_overrides(items: Sequence[str]) -> dict:
-    out = {}
-    for item in items or []:
-        if "=" not in item:
-            raise ValueError(f"--set expects field=value, got {item!r}")
-        key, text = item.split("=", 1)
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            value = text
-        out[key.strip()] = value
-    return out
-
-
 def main(argv: Sequence[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="See the module docstring (python -c 'import evaluate; help(evaluate)').")

@@ -10,7 +10,6 @@ contract rate. Uses the AEC environment exactly as a user would.
 from __future__ import annotations
 
 import argparse
-import ast
 import time
 from collections import Counter
 
@@ -18,22 +17,7 @@ import numpy as np
 
 import redbeard_env
 from redbeard_env.cards import REDBEARD_LEVEL, bid_tricks
-from redbeard_env.rules import PRESETS
-
-
-def parse_overrides(items: list[str]) -> dict:
-    """``["leader=trick_winner", "eliminate_at=40"]`` -> dict with Python literals."""
-    out = {}
-    for item in items:
-        if "=" not in item:
-            raise ValueError(f"--set expects field=value, got {item!r}")
-        key, text = item.split("=", 1)
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            value = text
-        out[key.strip()] = value
-    return out
+from redbeard_env.rules import PRESETS, parse_overrides
 
 
 def play_games(num_players: int, rules: str, games: int, seed: int, overrides: dict) -> dict:

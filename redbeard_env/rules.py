@@ -37,10 +37,11 @@ a bid over one's score (under ``bid_over_score="penalty"``) and a lost look each
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import warnings
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 7
 HAND_SIZE = 6
@@ -277,3 +278,20 @@ def check_num_players(num_players: Any, rules: Rules) -> int:
             stacklevel=3,
         )
     return int(num_players)
+
+
+def parse_overrides(items: "Iterable[str] | None") -> dict[str, Any]:
+    """Command-line overrides ``["leader=trick_winner", "eliminate_at=40"]`` -> a dict with
+    Python literals where they parse (``40``, ``None``, ``True``), else strings. The
+    fields themselves are checked by :func:`make_rules`."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ValueError(f"a rules override is field=value (e.g. leader=trick_winner), got {item!r}")
+        key, text = item.split("=", 1)
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text
+        out[key.strip()] = value
+    return out
