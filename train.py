@@ -67,7 +67,6 @@ class Config:
     players: list = field(default_factory=lambda: [4])  # player counts (one batch each)
     device: str = "cpu"  # cpu | cuda
     torch_threads: int = 1  # intra-op threads on the CPU
-    engine: str = "vector"  # vector (fast numpy engine) | reference (loop over game.py; for checks)
     total_steps: int = 20_000_000  # environment steps (decisions of all seats)
     num_envs: int = 1024  # games in lock-step per player count
     num_steps: int = 32  # environment steps per rollout
@@ -179,12 +178,7 @@ class Arena:
     learner's open transition chains. Pure numpy, so it pickles into checkpoints."""
 
     def __init__(self, cfg: Config, num_players: int, seed: int):
-        if cfg.engine == "vector":
-            from redbeard_env.vector import VectorEnv
-        elif cfg.engine == "reference":
-            from redbeard_env.vector_ref import ReferenceVectorEnv as VectorEnv
-        else:
-            raise ValueError(f"engine must be 'vector' or 'reference', got {cfg.engine!r}")
+        from redbeard_env.vector import VectorEnv
 
         self.n = num_players
         self.venv = VectorEnv(num_envs=cfg.num_envs, num_players=num_players, rules=cfg.rules, seed=seed, **cfg.overrides)
