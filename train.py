@@ -71,6 +71,8 @@ class Config:
     num_envs: int = 1024  # games in lock-step per player count
     num_steps: int = 32  # environment steps per rollout
     hidden: list = field(default_factory=lambda: [256, 256])  # torso widths
+    prior: str = "heuristic"  # bot whose action utilities the policy builds on ("" = none; agents/ppo.py)
+    prior_scale: float = 2.0  # initial weight of the prior in the logits (learned from there)
     learning_rate: float = 3e-4
     anneal_lr: bool = True  # linear decay to 0 over total_steps
     gamma: float = 0.999  # discount per learner decision
@@ -252,7 +254,7 @@ class Pool:
             if idx in self.snapshots:
                 from agents.ppo import PolicyNet
 
-                net = PolicyNet(hidden=tuple(cfg.hidden)).to(device)
+                net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior).to(device)
                 net.load_state_dict(self.snapshots[idx])
                 net.eval()
                 self.agents[idx] = net
@@ -281,7 +283,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from agents.ppo import PolicyNet, masked_entropy, policy_features, save_checkpoint
+    from agents.ppo import PolicyNet, masked_entropy, save_checkpoint
 
     torch.set_num_threads(cfg.torch_threads)
     if cfg.device == "cuda" and not torch.cuda.is_available():
@@ -304,15 +306,16 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         state = None
 
     torch.manual_seed(cfg.seed)
-    net = PolicyNet(hidden=tuple(cfg.hidden)).to(device)
+    net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, prior_scale=cfg.prior_scale).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     if state is None:
         if cfg.init_from:
             from agents.ppo import load_checkpoint
 
             init_net, _ = load_checkpoint(cfg.init_from)
-            if tuple(init_net.hidden) != tuple(cfg.hidden):
-                raise ValueError(f"init_from {cfg.init_from!r} has hidden sizes {list(init_net.hidden)}, the config asks for {cfg.hidden}")
+            if tuple(init_net.hidden) != tuple(cfg.hidden) or init_net.prior != cfg.prior:
+                raise ValueError(f"init_from {cfg.init_from!r} has hidden sizes {list(init_net.hidden)} and prior {init_net.prior!r}; "
+                                 f"the config asks for {cfg.hidden} and {cfg.prior!r}")
             net.load_state_dict(init_net.state_dict())
         pool_rng = np.random.default_rng(cfg.seed)
         pool = Pool(cfg)
@@ -375,7 +378,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                     actions = np.empty(B, dtype=np.int64)
                     lrn = np.flatnonzero(acting_learner)
                     if len(lrn):
-                        feats = policy_features(arena.obs[lrn])
+                        feats = net.features(arena.obs[lrn], arena.mask[lrn])
                         o = torch.as_tensor(feats, device=device)
                         m = torch.as_tensor(arena.mask[lrn], device=device).bool()
                         act, logp, value = net.act(o, m)
@@ -396,7 +399,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                         if hasattr(agent, "act_batch"):
                             actions[sel] = agent.act_batch(arena.obs[sel], arena.mask[sel])
                         else:  # a frozen snapshot network
-                            o = torch.as_tensor(policy_features(arena.obs[sel]), device=device)
+                            o = torch.as_tensor(agent.features(arena.obs[sel], arena.mask[sel]), device=device)
                             m = torch.as_tensor(arena.mask[sel], device=device).bool()
                             actions[sel] = agent.act(o, m)[0].cpu().numpy()
                     arena.obs, arena.mask, arena.seat, rewards, terminated, truncated, info = arena.venv.step(actions)
@@ -448,12 +451,11 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         t_adv = torch.as_tensor(batch["adv"], device=device)
         t_ret = torch.as_tensor(ret_norm(returns).astype(np.float32), device=device)
         t_val_old = torch.as_tensor(ret_norm(batch["value"]).astype(np.float32), device=device)
-        mb_size = max(1, N // cfg.num_minibatches)
         clipfracs, approx_kl = [], torch.tensor(0.0)
+        seen = {"policy": [], "value": [], "entropy": []}  # per minibatch, logged as means
         for epoch in range(cfg.update_epochs):
-            perm = torch.randperm(N, device=device)
-            for start in range(0, N, mb_size):
-                mb = perm[start : start + mb_size]
+            # exactly num_minibatches near-equal parts: no tiny remainder batch taking a step of its own
+            for mb in torch.randperm(N, device=device).tensor_split(min(cfg.num_minibatches, max(N, 1))):
                 logits, new_value = net(t_obs[mb], t_mask[mb])
                 logp_all = torch.log_softmax(logits, -1)
                 new_logp = logp_all.gather(-1, t_act[mb, None]).squeeze(-1)
@@ -473,6 +475,8 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                 if bc_coef > 0:
                     bc_loss = -logp_all.gather(-1, t_teacher[mb, None]).mean()
                     loss = loss + bc_coef * bc_loss
+                for key, part in (("policy", pg_loss), ("value", v_loss), ("entropy", entropy)):
+                    seen[key].append(part.item())
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -495,20 +499,23 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         writer.add_scalar("charts/episodes", counters["episodes"], step)
         writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], step)
         writer.add_scalar("charts/learner_samples", N, step)
-        writer.add_scalar("losses/policy", pg_loss.item(), step)
-        writer.add_scalar("losses/value", v_loss.item(), step)
-        writer.add_scalar("losses/entropy", entropy.item(), step)
+        losses = {key: float(np.mean(v)) for key, v in seen.items()}
+        for key, value in losses.items():
+            writer.add_scalar(f"losses/{key}", value, step)
         writer.add_scalar("losses/approx_kl", approx_kl.item(), step)
         writer.add_scalar("losses/clipfrac", float(np.mean(clipfracs)), step)
         writer.add_scalar("losses/explained_variance", explained, step)
         writer.add_scalar("losses/bc_coef", bc_coef, step)
+        if net.prior:
+            writer.add_scalar("charts/prior_scale_value", net.prior_log_scale[0].exp().item(), step)
+            writer.add_scalar("charts/prior_scale_choice", net.prior_log_scale[1].exp().item(), step)
         writer.add_scalar("charts/teacher_agreement", float(np.mean(batch["action"] == batch["teacher"])), step)
         for i, name in enumerate(pool.names):
             writer.add_scalar(f"pool/win_ema/{name.split('@')[0]}_{i}", pool.win_ema[i], step)
         progress.set_postfix(SPS=sps, win=f"{win_rate:.3f}", kl=f"{approx_kl.item():.4f}")
         results.update(
             sps=sps, win_rate=win_rate, global_step=step, updates=counters["update"],
-            losses={"policy": pg_loss.item(), "value": v_loss.item(), "entropy": entropy.item(), "approx_kl": approx_kl.item()},
+            losses={**losses, "approx_kl": approx_kl.item()},
         )
 
         if cfg.snapshot_every and counters["update"] % cfg.snapshot_every == 0:

@@ -52,6 +52,7 @@ from redbeard_env.cards import (
     KEEP,
     LOOK,
     NO_LOOK,
+    NUM_ACTIONS,
     NUM_CARDS,
     PASS,
     REDBEARD,
@@ -107,19 +108,29 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ entry
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.action_values(obs, mask).argmax(1)
+
+    def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """float [B, 69]: the bot's utility of each legal action (``-inf`` for illegal
+        ones); :meth:`act_batch` plays the argmax. Cards and bids carry expected round
+        utilities, binary choices the utilities (or margins) they are decided on."""
         legal = check_masks(mask)
         view = decode_batch(obs)
-        actions = np.full(len(view), -1, dtype=np.int64)
+        values = np.full(legal.shape, -np.inf)
         for rows in rules_groups(view):
             sub = view.rows(rows)
             rules = self.rules if self.rules is not None else rules_from_obs(sub)
-            actions[rows] = self.decide(sub, legal[rows], rules)
-        return actions
+            values[rows] = self.values(sub, legal[rows], rules)
+        return values
 
     def decide(self, view: ObsBatch, legal: np.ndarray, rules: Rules) -> np.ndarray:
         """Actions for one rules group (decoded observations and bool masks)."""
+        return self.values(view, legal, rules).argmax(1)
+
+    def values(self, view: ObsBatch, legal: np.ndarray, rules: Rules) -> np.ndarray:
+        """Action values [B, 69] for one rules group (``-inf`` for illegal actions)."""
         n = int(view.num_players[0])
-        out = np.full(len(view), -1, dtype=np.int64)
+        values = np.full(legal.shape, -np.inf)
         for name, fn in (
             ("redeal", self._redeal),
             ("look", self._look),
@@ -132,14 +143,12 @@ class HeuristicAgent(Agent):
             rows = np.flatnonzero(view.phase == PHASE[name])
             if len(rows):
                 model = CardModel(view if len(rows) == len(view) else view.rows(rows), rules, n)
-                out[rows] = fn(model, legal[rows], rules)
-        missing = out < 0
-        if missing.any():  # a phase without a rule: fall back to the first legal action
-            out[missing] = legal[missing].argmax(1)
-        bad = ~legal[np.arange(len(out)), out]
-        if bad.any():  # never play an illegal action; keep the first legal one instead
-            out[bad] = legal[bad].argmax(1)
-        return out
+                values[rows] = fn(model, legal[rows], rules)
+        values = np.where(legal, values, -np.inf)
+        # a phase without a rule: every legal action is worth the same (argmax = first)
+        unvalued = ~np.isfinite(values).any(1)
+        values[unvalued] = np.where(legal[unvalued], 0.0, -np.inf)
+        return values
 
     # ------------------------------------------------------------------ utilities
     def value_of_score(self, final: np.ndarray, rules: Rules) -> np.ndarray:
@@ -242,9 +251,10 @@ class HeuristicAgent(Agent):
         rank = RANK_OF[slots]
         value += 1e-6 * np.where(wants > 0, -rank, rank)
         ok = valid & np.take_along_axis(cards, slots, 1)
-        value = np.where(ok, value, -np.inf)
-        best = value.argmax(1)
-        return slots[np.arange(B), best]
+        out = np.full((B, NUM_ACTIONS), -np.inf)
+        r, c = np.nonzero(ok)
+        out[r, slots[r, c]] = value[r, c]
+        return out
 
     def _defence(self, sub: ObsBatch, slots, w, rules: Rules) -> np.ndarray:
         """Value of making a rival declarer fail, for each candidate slot."""
@@ -318,7 +328,7 @@ class HeuristicAgent(Agent):
             if k > 0:
                 aim[:, k, k - 1] -= lo
             aim[:, k, k + 1] -= hi
-        values = np.full((B, 69), -np.inf)
+        values = np.full((B, NUM_ACTIONS), -np.inf)
         values[:, PASS] = u_pass + self.bid_margin
         levels = np.arange(8)
         over = PENALTY if rules.bid_over_score == "penalty" else 0
@@ -334,8 +344,7 @@ class HeuristicAgent(Agent):
         u = (dist * tables[:, :, :7]).sum(2) - 1e-6 * levels[None, :]
         values[:, BID0:BID0 + 7] = u[:, :7]
         values[:, REDBEARD] = u[:, 7]
-        values = np.where(legal, values, -np.inf)
-        return values.argmax(1)
+        return np.where(legal, values, -np.inf)
 
     # ------------------------------------------------------------------ redeal / look
     def _redeal(self, model, legal, rules: Rules) -> np.ndarray:
@@ -344,13 +353,13 @@ class HeuristicAgent(Agent):
         weak = strength < self.redeal_below
         if rules.redeal == "challenge":  # throwing a face card risks +5 if someone looks
             weak &= ~(sub.hand.reshape(len(sub), 4, 13)[:, :, 9:].any((1, 2)))
-        return np.where(weak & legal[:, REDEAL], REDEAL, KEEP)
+        return _binary(len(sub), KEEP, REDEAL, np.where(weak, 1.0, -1.0))
 
     def _look(self, model, legal, rules: Rules) -> np.ndarray:
         sub = model.view
         s = sub.score[:, 0]
         gain = self.value_of_score(s + PENALTY, rules) - self.value_of_score(s, rules)
-        return np.where((gain > 0) & legal[:, LOOK], LOOK, NO_LOOK)
+        return _binary(len(sub), NO_LOOK, LOOK, gain)
 
     # ------------------------------------------------------------------ join / ask
     def _join(self, model, legal, rules: Rules) -> np.ndarray:
@@ -362,7 +371,7 @@ class HeuristicAgent(Agent):
         table = self.my_table(model, rules, joiner=trickless)
         u_join = (dist * table[:, :7]).sum(1)
         u_fold = self.value_of_score(sub.score[:, 0], rules)
-        return np.where(u_join >= u_fold, JOIN, FOLD)
+        return _binary(len(sub), FOLD, JOIN, u_join - u_fold + 1e-9)  # a tie joins
 
     def _ask(self, model, legal, rules: Rules) -> np.ndarray:
         sub = model.view
@@ -379,7 +388,16 @@ class HeuristicAgent(Agent):
         can_skip = others & (s > 0) & (s <= left[:, None])
         u_ask -= self.threat * self.win_value * can_ask.sum(1)
         u_skip -= self.threat * self.win_value * can_skip.sum(1)
-        return np.where(u_skip > u_ask, SKIP, ASK)
+        return _binary(len(sub), ASK, SKIP, u_skip - u_ask)  # a tie asks
+
+
+def _binary(B: int, base: int, other: int, gain: np.ndarray) -> np.ndarray:
+    """Values [B, 69] of a two-way choice: ``base`` is worth 0, ``other`` its ``gain``
+    (> 0 picks ``other``; a tie keeps ``base``)."""
+    out = np.full((B, NUM_ACTIONS), -np.inf)
+    out[:, base] = 0.0
+    out[:, other] = np.where(gain > 0, gain, np.minimum(gain, 0.0) - 1e-9)
+    return out
 
 
 register("heuristic", HeuristicAgent)

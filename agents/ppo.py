@@ -1,12 +1,22 @@
 """The PPO policy: one network for every phase and for 3–7 players.
 
-features [556] -> torso (MLP) -> masked policy logits [69] + value [1]
+features [625] -> torso (MLP) -> masked policy logits [69] + value [1]
 
-The features are the observation vector (542) plus a hand-strength block (14): the
-table estimate (:mod:`redbeard_env.handeval`) of the probability of taking 0..6 tricks
-with the observer's hand as declarer (7) and as a follower (7), under the game's leader
-rule and player count, while the hand holds all six cards (zeros afterwards). Bidding is
-the decision that most needs this and the hardest to learn from 52 card bits alone.
+The features are the observation vector (542), a hand-strength block (14) and a prior
+block (69):
+
+* hand strength: the table estimate (:mod:`redbeard_env.handeval`) of the probability
+  of taking 0..6 tricks with the observer's hand as declarer (7) and as a follower (7),
+  under the game's leader rule and player count, while the hand holds all six cards
+  (zeros afterwards). Bidding most needs this and is the hardest to learn from 52 card
+  bits alone.
+* prior (``prior="heuristic"``; zeros without a prior): the ``heuristic`` bot's utility
+  of each action relative to its best legal one, ``clip(u - max u, -10, 0) / 10``
+  (illegal actions -1). The network adds ``a * 10 * prior + b * [the bot's choice]`` to
+  its logits, with learned scales ``a, b`` (``prior_log_scale``): a policy that starts as
+  a softened copy of the bot and learns corrections on top (residual policy learning).
+  The torso sees the block too, so the corrections can depend on how close the bot's
+  options are.
 
 Illegal actions get the dtype's most negative logit before the softmax, so sampling can
 never pick one (a row with no legal action is an error, not a silent fallback).
@@ -14,7 +24,7 @@ never pick one (a row with no legal action is an error, not a silent fallback).
 A checkpoint is a self-describing dict saved with ``torch.save``::
 
     {"format": "redbeard-ppo", "version": 1, "obs_size": 542, "num_actions": 69,
-     "hidden": [256, 256], "rules": {...Rules fields...}, "num_players": 4 or None,
+     "hidden": [256, 256], "prior": "heuristic" or "", "rules": {...Rules fields...}, "num_players": 4 or None,
      "config": {...training config...}, "state_dict": {...}, "meta": {...}}
 
 ``PPOAgent`` wraps a checkpoint behind the bot interface (``act`` / ``act_batch``) and is
@@ -41,20 +51,53 @@ from .base import Agent
 from .registry import register
 
 FORMAT = "redbeard-ppo"
-VERSION = 1
+VERSION = 2
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 HAND_FEATURES = 14
-FEATURE_SIZE = OBS_SIZE + HAND_FEATURES
+PRIOR_FEATURES = NUM_ACTIONS
+FEATURE_SIZE = OBS_SIZE + HAND_FEATURES + PRIOR_FEATURES
+PRIOR_OFFSET = OBS_SIZE + HAND_FEATURES
+PRIOR_CLIP = 10.0  # utility points below the best action where the prior stops caring
+PRIORS = ("", "heuristic")  # "" = no prior
+_prior_bots: dict[str, Any] = {}
 # where the leader rule sits in the observation's rules block (categoricals in CHOICES order)
 _LEADER_COL = OFF["rules"] + sum(len(v) for k, v in CHOICES.items() if list(CHOICES).index(k) < list(CHOICES).index("leader"))
 assert _LEADER_COL + len(CHOICES["leader"]) <= OFF["rules"] + RULES_SIZE
 
 
-def policy_features(obs: np.ndarray) -> np.ndarray:
-    """Observation [B, 542] -> network input [B, 556] (see the module docstring)."""
+def check_prior(prior: str) -> str:
+    if prior not in PRIORS:
+        raise ValueError(f"unknown policy prior {prior!r}; allowed: {', '.join(repr(p) for p in PRIORS)}")
+    return prior
+
+
+def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str) -> np.ndarray:
+    """float32 [B, 69]: the prior bot's action utilities relative to its best legal
+    action, in [-1, 0]; exactly 0 only at the bot's choice (see the module docstring)."""
+    if prior not in _prior_bots:
+        from .heuristic import HeuristicAgent
+
+        _prior_bots[check_prior(prior)] = HeuristicAgent()
+    values = _prior_bots[prior].action_values(obs, mask)
+    best = values.argmax(1)
+    rel = values - values[np.arange(len(values)), best][:, None]
+    rel = np.clip(np.nan_to_num(rel, neginf=-PRIOR_CLIP), -PRIOR_CLIP, 0.0)
+    rel = np.minimum(rel, -1e-6)  # only the bot's own choice sits at 0 (ties broken as it does)
+    rel[np.arange(len(rel)), best] = 0.0
+    return (rel / PRIOR_CLIP).astype(np.float32)
+
+
+def policy_features(obs: np.ndarray, mask: np.ndarray | None = None, prior: str = "") -> np.ndarray:
+    """Observation [B, 542] (and the action mask [B, 69], needed with a prior) -> network
+    input [B, 625] (see the module docstring)."""
     obs = np.asarray(obs, dtype=np.float32)
     out = np.zeros((len(obs), FEATURE_SIZE), dtype=np.float32)
     out[:, :OBS_SIZE] = obs
+    if check_prior(prior):
+        if mask is None:
+            raise ValueError(f"the {prior!r} prior needs the action mask")
+        if len(obs):
+            out[:, PRIOR_OFFSET:] = prior_block(obs, mask, prior)
     hands = obs[:, OBS_SLICES["hand"]] > 0.5
     full = np.flatnonzero(hands.sum(1) == 6)
     if len(full) == 0:
@@ -67,7 +110,7 @@ def policy_features(obs: np.ndarray) -> np.ndarray:
             if len(rows):
                 leader = "trick_winner" if tw else "declarer"
                 out[rows, OBS_SIZE : OBS_SIZE + 7] = handeval.trick_distribution(hands[rows], int(n), "declarer", leader=leader)
-                out[rows, OBS_SIZE + 7 :] = handeval.trick_distribution(hands[rows], int(n), "follower", leader=leader)
+                out[rows, OBS_SIZE + 7 : PRIOR_OFFSET] = handeval.trick_distribution(hands[rows], int(n), "follower", leader=leader)
     return out
 
 
@@ -79,11 +122,18 @@ def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
 
 
 class PolicyNet(nn.Module):
-    """Shared torso with a policy head and a value head (CleanRL-style initialisation)."""
+    """Shared torso with a policy head and a value head (CleanRL-style initialisation),
+    plus the learned prior scales when ``prior`` is set."""
 
-    def __init__(self, obs_size: int = FEATURE_SIZE, hidden: tuple[int, ...] = (256, 256), num_actions: int = NUM_ACTIONS):
+    def __init__(self, obs_size: int = FEATURE_SIZE, hidden: tuple[int, ...] = (256, 256),
+                 num_actions: int = NUM_ACTIONS, prior: str = "", prior_scale: float = 2.0):
         super().__init__()
         self.obs_size, self.hidden, self.num_actions = obs_size, tuple(hidden), num_actions
+        self.prior = check_prior(prior)
+        if self.prior:
+            if not prior_scale > 0:
+                raise ValueError(f"prior_scale must be > 0, got {prior_scale}")
+            self.prior_log_scale = nn.Parameter(torch.full((2,), float(np.log(prior_scale))))
         layers: list[nn.Module] = []
         n_in = obs_size
         for width in hidden:
@@ -97,8 +147,16 @@ class PolicyNet(nn.Module):
         """Masked logits [B, A] and values [B]."""
         h = self.torso(obs)
         logits = self.policy(h)
+        if self.prior:
+            rel = obs[:, PRIOR_OFFSET:]
+            scale = self.prior_log_scale.exp()
+            logits = logits + scale[0] * PRIOR_CLIP * rel + scale[1] * (rel >= 0).to(logits.dtype)
         logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
         return logits, self.value(h).squeeze(-1)
+
+    def features(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """This network's input for observations and masks (numpy, float32)."""
+        return policy_features(obs, mask, self.prior)
 
     def act(self, obs: torch.Tensor, mask: torch.Tensor, greedy: bool = False, generator=None):
         """Sample (or argmax) legal actions; returns actions, log-probs, values."""
@@ -124,7 +182,8 @@ def save_checkpoint(path: "str | Path", net: PolicyNet, *, rules=None, num_playe
     payload = {
         "format": FORMAT,
         "version": VERSION,
-        "features": "observation+handeval14",
+        "features": "observation+handeval14+prior69",
+        "prior": net.prior,
         "obs_size": net.obs_size,
         "num_actions": net.num_actions,
         "hidden": list(net.hidden),
@@ -173,7 +232,7 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
             f"{path} was trained on observations of size {payload.get('obs_size')} / "
             f"{payload.get('num_actions')} actions; this code feeds {FEATURE_SIZE} / {NUM_ACTIONS}"
         )
-    net = PolicyNet(payload["obs_size"], tuple(payload["hidden"]), payload["num_actions"])
+    net = PolicyNet(payload["obs_size"], tuple(payload["hidden"]), payload["num_actions"], prior=payload.get("prior", ""))
     try:
         net.load_state_dict(payload["state_dict"])
     except (RuntimeError, KeyError) as exc:
@@ -197,7 +256,7 @@ class PPOAgent(Agent):
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        o = torch.as_tensor(policy_features(obs), device=self.device)
+        o = torch.as_tensor(self.net.features(obs, mask), device=self.device)
         m = torch.as_tensor(np.asarray(mask), device=self.device).bool()
         action, _, _ = self.net.act(o, m, greedy=self.greedy, generator=self.generator)
         return action.cpu().numpy()
@@ -211,4 +270,4 @@ register("ppo", PPOAgent)
 
 def describe(payload: dict[str, Any]) -> str:
     meta = payload.get("meta", {})
-    return f"PPO {payload.get('hidden')} trained {meta.get('global_step', '?')} steps on {payload.get('num_players')}p"
+    return f"PPO {payload.get('hidden')} prior={payload.get('prior') or 'none'} trained {meta.get('global_step', '?')} steps on {payload.get('num_players')}p"

@@ -178,3 +178,70 @@ def test_policy_features_add_hand_strength_only_for_full_hands():
     fewer = obs.copy()
     fewer[redbeard_env.observation.OBS_SLICES["hand"]][sorted(hand)[0]] = 0.0
     assert not policy_features(fewer[None])[0, OBS_SIZE:].any()
+
+
+def _heuristic_positions(preset="classic", n=4, steps=60, seed=0):
+    """Observations and masks from heuristic play (all phases of a few rounds)."""
+    from agents.registry import make_agent
+    from redbeard_env.vector import VectorEnv
+
+    bot = make_agent("heuristic")
+    venv = VectorEnv(num_envs=64, num_players=n, rules=preset, seed=seed)
+    obs, mask, _ = venv.reset()
+    seen_obs, seen_mask = [], []
+    for _ in range(steps):
+        seen_obs.append(obs.copy())
+        seen_mask.append(mask.copy())
+        obs, mask, *_ = venv.step(bot.act_batch(obs, mask))
+    return np.concatenate(seen_obs), np.concatenate(seen_mask)
+
+
+def test_heuristic_prior_block_marks_the_bots_choice_and_scales_the_rest():
+    from agents.ppo import PRIOR_OFFSET, prior_block
+    from agents.registry import make_agent
+
+    obs, mask = _heuristic_positions()
+    bot = make_agent("heuristic")
+    block = prior_block(obs, mask, "heuristic")
+    values = bot.action_values(obs, mask)
+    choice = bot.act_batch(obs, mask)
+    rows = np.arange(len(obs))
+    assert np.array_equal(values.argmax(1), choice)  # act_batch plays the argmax of the values
+    assert np.array_equal(np.flatnonzero(block.max(1) == 0.0), rows)  # one exact 0 per row ...
+    assert np.array_equal(block.argmax(1), choice)  # ... at the bot's choice
+    assert (block[~mask.astype(bool)] == -1.0).all() and (block >= -1.0).all()
+    # a legal action u points below the best sits at -min(u, 10) / 10
+    gap = values[rows, choice][:, None] - values
+    legal_other = mask.astype(bool) & (block < 0)
+    assert np.allclose(block[legal_other], -np.maximum(np.minimum(gap[legal_other], 10.0), 1e-6) / 10, atol=1e-6)
+    feats = policy_features(obs, mask, prior="heuristic")
+    assert np.array_equal(feats[:, PRIOR_OFFSET:], block)
+    assert not policy_features(obs, mask)[:, PRIOR_OFFSET:].any()  # no prior: zeros
+
+
+def test_an_untrained_prior_policy_plays_like_the_heuristic_when_greedy():
+    from agents.registry import make_agent
+
+    obs, mask = _heuristic_positions("fem_opp", 5, seed=2)
+    torch.manual_seed(0)
+    net = PolicyNet(hidden=(32,), prior="heuristic")
+    action, _, _ = net.act(torch.as_tensor(net.features(obs, mask)), torch.as_tensor(mask).bool(), greedy=True)
+    assert np.array_equal(action.numpy(), make_agent("heuristic").act_batch(obs, mask))
+    # sampling follows the prior: the bot's choice is the most likely action almost everywhere
+    logits, _ = net(torch.as_tensor(net.features(obs, mask)), torch.as_tensor(mask).bool())
+    probs = torch.softmax(logits, -1)
+    several = mask.sum(1) > 1
+    assert (probs.argmax(-1).numpy() == make_agent("heuristic").act_batch(obs, mask))[several].mean() > 0.99
+    assert probs.max(-1).values[torch.as_tensor(several)].mean() < 0.999  # but it still explores
+
+
+def test_prior_errors_and_checkpoint_round_trip(tmp_path):
+    with pytest.raises(ValueError, match="unknown policy prior 'pimc'.*'heuristic'"):
+        PolicyNet(hidden=(8,), prior="pimc")
+    with pytest.raises(ValueError, match="needs the action mask"):
+        policy_features(np.zeros((1, OBS_SIZE), dtype=np.float32), prior="heuristic")
+    net = PolicyNet(hidden=(8,), prior="heuristic", prior_scale=3.0)
+    save_checkpoint(tmp_path / "p.pt", net)
+    loaded, payload = load_checkpoint(str(tmp_path / "p.pt"))
+    assert payload["prior"] == "heuristic" and loaded.prior == "heuristic"
+    assert torch.allclose(loaded.prior_log_scale.exp(), torch.full((2,), 3.0))
