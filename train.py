@@ -16,11 +16,11 @@ How it works
     a chain cut by the end of a rollout bootstraps from the value of its last decision,
     which is carried over and trained on in the next rollout.
 
-Warm start
-    Early on the loss includes ``bc_coef`` × cross-entropy towards the actions a teacher
-    bot (``bc_teacher``, default ``heuristic``) would take at the learner's decisions,
-    decaying linearly to 0 over the first ``bc_anneal_frac`` of the updates: the policy
-    starts from the heuristic's play and PPO improves on it from there.
+Prior
+    With ``prior: heuristic`` (the default) the policy's logits add the heuristic bot's
+    action utilities with learned scales (agents/ppo.py): training starts from a softened
+    copy of the heuristic, and PPO learns corrections on top (residual policy learning).
+    ``prior: ""`` learns from the observation alone.
 
 Reward
     ``reward: win`` — the environment's terminal reward (winner +1, others −1/(n−1)).
@@ -85,9 +85,6 @@ class Config:
     max_grad_norm: float = 0.5
     target_kl: float = 0.0  # stop the epoch loop above this KL (0 = never)
     norm_adv: bool = True
-    bc_teacher: str = "heuristic"  # registry spec imitated early on ("" = no imitation)
-    bc_coef: float = 1.0  # weight of the imitation (cross-entropy) loss at the start
-    bc_anneal_frac: float = 0.3  # share of the updates over which bc_coef decays to 0
     reward: str = "shaped"  # win | shaped
     shaping_coef: float = 0.5
     opponents: list = field(default_factory=lambda: ["heuristic"])  # registry specs in the pool
@@ -338,11 +335,6 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         ret_stats = state["ret_stats"]
         recent_wins = state["recent_wins"]
 
-    teacher = None
-    if cfg.bc_teacher and cfg.bc_coef > 0:
-        from agents.registry import make_agent
-
-        teacher = state["teacher"] if state is not None and state.get("teacher") is not None else make_agent(cfg.bc_teacher, seed=cfg.seed)
     writer = SummaryWriter(str(run_dir))
     if state is None:
         writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
@@ -368,7 +360,6 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         # ------------------------------------------------------------ rollout
         buf = Buffer(carry)
         net.eval()
-        imitate = teacher is not None and counters["update"] < cfg.bc_anneal_frac * num_updates
         with torch.no_grad():
             for _ in range(cfg.num_steps):
                 for ai, arena in enumerate(arenas):
@@ -384,8 +375,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                         act, logp, value = net.act(o, m)
                         act_np = act.cpu().numpy()
                         actions[lrn] = act_np
-                        teach = teacher.act_batch(arena.obs[lrn], arena.mask[lrn]) if imitate else act_np
-                        idx = buf.add(feats, arena.mask[lrn], act_np, logp.cpu().numpy(), ret_denorm(value.cpu().numpy()), teach)
+                        idx = buf.add(feats, arena.mask[lrn], act_np, logp.cpu().numpy(), ret_denorm(value.cpu().numpy()))
                         seats = arena.seat[lrn]
                         prev = arena.last[lrn, seats]
                         linked = prev >= 0
@@ -446,8 +436,6 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         t_mask = torch.as_tensor(batch["mask"], device=device).bool()
         t_act = torch.as_tensor(batch["action"], device=device)
         t_logp = torch.as_tensor(batch["logp"], device=device)
-        t_teacher = torch.as_tensor(batch["teacher"], device=device)
-        bc_coef = cfg.bc_coef * max(0.0, 1.0 - counters["update"] / max(cfg.bc_anneal_frac * num_updates, 1e-9)) if teacher is not None else 0.0
         t_adv = torch.as_tensor(batch["adv"], device=device)
         t_ret = torch.as_tensor(ret_norm(returns).astype(np.float32), device=device)
         t_val_old = torch.as_tensor(ret_norm(batch["value"]).astype(np.float32), device=device)
@@ -472,9 +460,6 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                 v_loss = 0.5 * torch.max((new_value - t_ret[mb]) ** 2, (v_clipped - t_ret[mb]) ** 2).mean()
                 entropy = masked_entropy(logits, t_mask[mb]).mean()
                 loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
-                if bc_coef > 0:
-                    bc_loss = -logp_all.gather(-1, t_teacher[mb, None]).mean()
-                    loss = loss + bc_coef * bc_loss
                 for key, part in (("policy", pg_loss), ("value", v_loss), ("entropy", entropy)):
                     seen[key].append(part.item())
                 optimizer.zero_grad()
@@ -505,11 +490,9 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         writer.add_scalar("losses/approx_kl", approx_kl.item(), step)
         writer.add_scalar("losses/clipfrac", float(np.mean(clipfracs)), step)
         writer.add_scalar("losses/explained_variance", explained, step)
-        writer.add_scalar("losses/bc_coef", bc_coef, step)
         if net.prior:
             writer.add_scalar("charts/prior_scale_value", net.prior_log_scale[0].exp().item(), step)
             writer.add_scalar("charts/prior_scale_choice", net.prior_log_scale[1].exp().item(), step)
-        writer.add_scalar("charts/teacher_agreement", float(np.mean(batch["action"] == batch["teacher"])), step)
         for i, name in enumerate(pool.names):
             writer.add_scalar(f"pool/win_ema/{name.split('@')[0]}_{i}", pool.win_ema[i], step)
         progress.set_postfix(SPS=sps, win=f"{win_rate:.3f}", kl=f"{approx_kl.item():.4f}")
@@ -527,7 +510,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
             full = {
                 "config": dataclasses.asdict(cfg), "net": net.state_dict(), "optimizer": optimizer.state_dict(),
                 "torch_rng": torch.get_rng_state(), "pool_rng": pool_rng, "pool": pool, "arenas": arenas,
-                "carry": carry, "teacher": teacher, "counters": counters, "ret_stats": ret_stats, "recent_wins": recent_wins,
+                "carry": carry, "counters": counters, "ret_stats": ret_stats, "recent_wins": recent_wins,
             }
             tmp = run_dir / "checkpoint.pt.tmp"
             torch.save(full, tmp)
@@ -570,7 +553,7 @@ class Buffer:
     ``done[i]`` marks the last decision of a game. GAE runs backwards over creation order
     (a successor is always created later)."""
 
-    FIELDS = ("obs", "mask", "action", "logp", "value", "teacher")
+    FIELDS = ("obs", "mask", "action", "logp", "value")
 
     def __init__(self, carry: dict | None):
         self.parts: dict[str, list[np.ndarray]] = {k: [] for k in self.FIELDS}
@@ -581,8 +564,8 @@ class Buffer:
         if carry is not None and len(carry["action"]):
             self.add(*(carry[k] for k in self.FIELDS))
 
-    def add(self, obs, mask, action, logp, value, teacher) -> np.ndarray:
-        for key, arr in zip(self.FIELDS, (obs, mask, action, logp, value, teacher)):
+    def add(self, obs, mask, action, logp, value) -> np.ndarray:
+        for key, arr in zip(self.FIELDS, (obs, mask, action, logp, value)):
             self.parts[key].append(np.asarray(arr))
         idx = np.arange(self.size, self.size + len(action))
         self.chunks.append((self.size, self.size + len(action)))
