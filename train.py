@@ -66,21 +66,21 @@ class Config:
     overrides: dict = field(default_factory=dict)  # Rules field overrides
     players: list = field(default_factory=lambda: [4])  # player counts (one batch each)
     device: str = "cpu"  # cpu | cuda
-    torch_threads: int = 1  # intra-op threads on the CPU
+    torch_threads: int = 2  # intra-op threads on the CPU (2 suits a 2-core machine running nothing else)
     total_steps: int = 20_000_000  # environment steps (decisions of all seats)
     num_envs: int = 1024  # games in lock-step per player count
     num_steps: int = 32  # environment steps per rollout
     hidden: list = field(default_factory=lambda: [256, 256])  # torso widths
     prior: str = "heuristic"  # bot whose action utilities the policy builds on ("" = none; agents/ppo.py)
     prior_scale: float = 2.0  # initial weight of the prior in the logits (learned from there)
-    learning_rate: float = 3e-4
+    learning_rate: float = 1e-3
     anneal_lr: bool = True  # linear decay to 0 over total_steps
     gamma: float = 0.999  # discount per learner decision
     gae_lambda: float = 0.95
     num_minibatches: int = 4
     update_epochs: int = 3
     clip_coef: float = 0.2
-    ent_coef: float = 0.01
+    ent_coef: float = 0.003
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     target_kl: float = 0.0  # stop the epoch loop above this KL (0 = never)
@@ -88,7 +88,7 @@ class Config:
     reward: str = "shaped"  # win | shaped
     shaping_coef: float = 0.5
     opponents: list = field(default_factory=lambda: ["heuristic"])  # registry specs in the pool
-    self_play_frac: float = 0.25  # share of games where the learner plays every seat
+    self_play_frac: float = 0.2  # share of games where the learner plays every seat
     snapshot_every: int = 25  # updates between frozen snapshots entering the pool (0 = none)
     pool_size: int = 6  # most snapshots kept
     pfsp_power: float = 2.0  # prioritisation exponent
