@@ -298,8 +298,6 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         cfg = dataclasses.replace(Config(**saved), stop_after=cfg.stop_after)  # the saved run's config
     else:
         run_dir = Path(cfg.run_dir) / f"{cfg.exp_name}__{cfg.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
         state = None
 
     torch.manual_seed(cfg.seed)
@@ -314,6 +312,8 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                 raise ValueError(f"init_from {cfg.init_from!r} has hidden sizes {list(init_net.hidden)} and prior {init_net.prior!r}; "
                                  f"the config asks for {cfg.hidden} and {cfg.prior!r}")
             net.load_state_dict(init_net.state_dict())
+        run_dir.mkdir(parents=True, exist_ok=True)  # only once the config has proved usable
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
         pool_rng = np.random.default_rng(cfg.seed)
         pool = Pool(cfg)
         arenas = [Arena(cfg, n, cfg.seed * 1000 + n) for n in cfg.players]

@@ -23,7 +23,7 @@ never pick one (a row with no legal action is an error, not a silent fallback).
 
 A checkpoint is a self-describing dict saved with ``torch.save``::
 
-    {"format": "redbeard-ppo", "version": 1, "obs_size": 542, "num_actions": 69,
+    {"format": "redbeard-ppo", "version": 2, "obs_size": 625, "num_actions": 69,
      "hidden": [256, 256], "prior": "heuristic" or "", "rules": {...Rules fields...}, "num_players": 4 or None,
      "config": {...training config...}, "state_dict": {...}, "meta": {...}}
 

@@ -133,8 +133,9 @@ def smoke_config(tmp_path: Path, **changes) -> train.Config:
     return dataclasses.replace(cfg, run_dir=str(tmp_path), **changes)
 
 
-def test_smoke_training_run(tmp_path):
-    cfg = smoke_config(tmp_path)
+@pytest.mark.parametrize("prior", ["heuristic", ""])
+def test_smoke_training_run(tmp_path, prior):
+    cfg = smoke_config(tmp_path, prior=prior)
     out = train.train(cfg, quiet=True)
     run_dir = Path(out["run_dir"])
     assert out["updates"] == cfg.total_steps // (cfg.num_envs * cfg.num_steps)
@@ -143,6 +144,12 @@ def test_smoke_training_run(tmp_path):
     assert (run_dir / "checkpoint.pt").is_file() and (run_dir / "policy.pt").is_file()
     net, payload = load_checkpoint(str(run_dir / "policy.pt"))
     assert payload["meta"]["global_step"] == out["global_step"] > 0
+    assert payload["prior"] == net.prior == prior
+    if prior:  # the learned prior scales moved away from their start
+        assert not torch.allclose(net.prior_log_scale.exp(), torch.full((2,), cfg.prior_scale))
+    with pytest.raises(ValueError, match="init_from .* prior"):  # the other prior cannot continue these weights
+        train.train(smoke_config(tmp_path / "other", prior="" if prior else "heuristic", init_from=str(run_dir / "policy.pt")), quiet=True)
+    assert not (tmp_path / "other").exists()  # a refused config leaves no run directory behind
 
 
 def test_resume_continues_counters_and_rng_exactly(tmp_path):
