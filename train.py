@@ -295,6 +295,10 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         run_dir = Path(resume)
         state = torch.load(run_dir / "checkpoint.pt", map_location="cpu", weights_only=False)
         saved = state["config"]
+        gone = sorted(set(saved) - {f.name for f in dataclasses.fields(Config)})
+        if gone:
+            raise ValueError(f"{run_dir} was written by an older train.py (config fields {gone} no longer exist); start a new run, "
+                             f"optionally with --init-from <its policy.pt> if the network still loads")
         cfg = dataclasses.replace(Config(**saved), stop_after=cfg.stop_after)  # the saved run's config
     else:
         run_dir = Path(cfg.run_dir) / f"{cfg.exp_name}__{cfg.seed}__{time.strftime('%Y%m%d-%H%M%S')}"

@@ -252,3 +252,13 @@ def test_prior_errors_and_checkpoint_round_trip(tmp_path):
     loaded, payload = load_checkpoint(str(tmp_path / "p.pt"))
     assert payload["prior"] == "heuristic" and loaded.prior == "heuristic"
     assert torch.allclose(loaded.prior_log_scale.exp(), torch.full((2,), 3.0))
+
+
+def test_resuming_a_run_of_an_older_train_py_is_a_clear_error(tmp_path):
+    first = train.train(smoke_config(tmp_path, stop_after=1), quiet=True)
+    path = Path(first["run_dir"]) / "checkpoint.pt"
+    state = torch.load(path, weights_only=False)
+    state["config"]["bc_teacher"] = "heuristic"  # a field this train.py no longer has
+    torch.save(state, path)
+    with pytest.raises(ValueError, match=r"older train.py .*bc_teacher"):
+        train.train(smoke_config(tmp_path), resume=first["run_dir"], quiet=True)
