@@ -34,6 +34,9 @@ failure, joiner-fail, zero-trick, forget and bid-over-score penalties.
   folding. **Ask / skip**: skip when the forget penalty costs less than the win chances
   asking would hand to trickless opponents who could join onto exactly 0.
 
+:meth:`HeuristicAgent.action_values` returns these utilities for every legal action
+(``act_batch`` plays their argmax); the PPO policy's ``heuristic`` prior is built on them.
+
 Every parameter is a keyword of :class:`HeuristicAgent`, so ``heuristic:win_value=6``
 is a valid spec. The defaults were chosen by duplicate tournaments of variants against
 the current default (``evaluate.py``, 800 games each): fewer, better-founded bids
