@@ -399,7 +399,7 @@ def _binary(B: int, base: int, other: int, gain: np.ndarray) -> np.ndarray:
     (> 0 picks ``other``; a tie keeps ``base``)."""
     out = np.full((B, NUM_ACTIONS), -np.inf)
     out[:, base] = 0.0
-    out[:, other] = np.where(gain > 0, gain, np.minimum(gain, 0.0) - 1e-9)
+    out[:, other] = np.where(gain > 0, gain, gain - 1e-9)
     return out
 
 

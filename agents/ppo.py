@@ -81,8 +81,8 @@ def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str) -> np.ndarray:
     values = _prior_bots[prior].action_values(obs, mask)
     best = values.argmax(1)
     rel = values - values[np.arange(len(values)), best][:, None]
-    rel = np.clip(np.nan_to_num(rel, neginf=-PRIOR_CLIP), -PRIOR_CLIP, 0.0)
-    rel = np.minimum(rel, -1e-6)  # only the bot's own choice sits at 0 (ties broken as it does)
+    # only the bot's own choice sits at 0 (ties broken as it does); illegal actions at -1
+    rel = np.clip(np.nan_to_num(rel, neginf=-PRIOR_CLIP), -PRIOR_CLIP, -1e-6)
     rel[np.arange(len(rel)), best] = 0.0
     return (rel / PRIOR_CLIP).astype(np.float32)
 
