@@ -245,6 +245,16 @@ class Pool:
             self.games[idx] += 1
             self.win_ema[idx] += 0.02 * (float(won) - self.win_ema[idx])
 
+    def is_prior_bot(self, idx: int) -> bool:
+        """Whether opponent ``idx`` is the policy's prior bot itself (the same deterministic
+        bot: its actions are the argmax of the prior's values)."""
+        return bool(self.cfg.prior) and idx not in self.snapshots and self.names[idx] == self.cfg.prior
+
+    def uses_prior(self, idx: int) -> bool:
+        """Whether opponent ``idx`` needs the prior bot's values (it is that bot, or a
+        snapshot of a policy with that prior)."""
+        return bool(self.cfg.prior) and (idx in self.snapshots or self.names[idx] == self.cfg.prior)
+
     def agent(self, idx: int, cfg: Config, device: str):
         """A bot for pool index ``idx`` (built lazily, not pickled)."""
         if idx not in self.agents:
@@ -280,7 +290,8 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from agents.ppo import PolicyNet, masked_entropy, save_checkpoint
+    from agents.ppo import PolicyNet, masked_entropy, prior_agent, save_checkpoint
+    from redbeard_env.cards import NUM_ACTIONS
 
     torch.set_num_threads(cfg.torch_threads)
     if cfg.device == "cuda" and not torch.cuda.is_available():
@@ -349,6 +360,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
     def ret_denorm(x):
         return x * np.sqrt(ret_stats[1] + 1e-8) + ret_stats[0]
 
+    prior_bot = prior_agent(cfg.prior) if cfg.prior else None
     steps_per_update = cfg.num_steps * cfg.num_envs * len(arenas)
     num_updates = max(1, cfg.total_steps // steps_per_update)
     progress = tqdm(total=num_updates, initial=counters["update"], desc="train", unit="upd", disable=quiet, dynamic_ncols=True)
@@ -372,8 +384,17 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                     acting_learner = arena.learner[rows, arena.seat]
                     actions = np.empty(B, dtype=np.int64)
                     lrn = np.flatnonzero(acting_learner)
+                    opp_rows = np.flatnonzero(~acting_learner)
+                    # One call of the prior bot serves the learner's prior, the frozen
+                    # snapshots' priors and the opponents that are that bot.
+                    values = np.zeros((B, NUM_ACTIONS))
+                    if prior_bot is not None:
+                        uses_prior = np.array([pool.uses_prior(i) for i in range(len(pool.names))])
+                        shared = np.sort(np.concatenate([lrn, opp_rows[uses_prior[arena.opponent[opp_rows]]]]))
+                        if len(shared):
+                            values[shared] = prior_bot.action_values(arena.obs[shared], arena.mask[shared])
                     if len(lrn):
-                        feats = net.features(arena.obs[lrn], arena.mask[lrn])
+                        feats = net.features(arena.obs[lrn], arena.mask[lrn], values[lrn] if prior_bot else None)
                         o = torch.as_tensor(feats, device=device)
                         m = torch.as_tensor(arena.mask[lrn], device=device).bool()
                         act, logp, value = net.act(o, m)
@@ -386,14 +407,15 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                         buf.link(prev[linked], idx[linked], arena.pending[lrn[linked], seats[linked]])
                         arena.pending[lrn, seats] = 0.0
                         arena.last[lrn, seats] = idx
-                    opp_rows = np.flatnonzero(~acting_learner)
                     for k in np.unique(arena.opponent[opp_rows]):
                         sel = opp_rows[arena.opponent[opp_rows] == k]
                         agent = pool.agent(int(k), cfg, device)
-                        if hasattr(agent, "act_batch"):
+                        if pool.is_prior_bot(int(k)):
+                            actions[sel] = values[sel].argmax(1)  # what its act_batch returns
+                        elif hasattr(agent, "act_batch"):
                             actions[sel] = agent.act_batch(arena.obs[sel], arena.mask[sel])
                         else:  # a frozen snapshot network
-                            o = torch.as_tensor(agent.features(arena.obs[sel], arena.mask[sel]), device=device)
+                            o = torch.as_tensor(agent.features(arena.obs[sel], arena.mask[sel], values[sel] if prior_bot else None), device=device)
                             m = torch.as_tensor(arena.mask[sel], device=device).bool()
                             actions[sel] = agent.act(o, m)[0].cpu().numpy()
                     arena.obs, arena.mask, arena.seat, rewards, terminated, truncated, info = arena.venv.step(actions)

@@ -71,14 +71,24 @@ def check_prior(prior: str) -> str:
     return prior
 
 
-def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str) -> np.ndarray:
-    """float32 [B, 69]: the prior bot's action utilities relative to its best legal
-    action, in [-1, 0]; exactly 0 only at the bot's choice (see the module docstring)."""
-    if prior not in _prior_bots:
+def prior_agent(prior: str):
+    """The bot behind a prior (one shared, deterministic instance per name)."""
+    if check_prior(prior) and prior not in _prior_bots:
         from .heuristic import HeuristicAgent
 
-        _prior_bots[check_prior(prior)] = HeuristicAgent()
-    values = _prior_bots[prior].action_values(obs, mask)
+        _prior_bots[prior] = HeuristicAgent()
+    return _prior_bots[prior]
+
+
+def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str, values: np.ndarray | None = None) -> np.ndarray:
+    """float32 [B, 69]: the prior bot's action utilities relative to its best legal
+    action, in [-1, 0]; exactly 0 only at the bot's choice (see the module docstring).
+    ``values`` are the bot's ``action_values`` for these rows when the caller already has
+    them (train.py shares one call between the prior and heuristic opponents)."""
+    if values is None:
+        values = prior_agent(prior).action_values(obs, mask)
+    elif values.shape != (len(obs), NUM_ACTIONS):
+        raise ValueError(f"prior values must have shape {(len(obs), NUM_ACTIONS)}, got {values.shape}")
     best = values.argmax(1)
     rel = values - values[np.arange(len(values)), best][:, None]
     # only the bot's own choice sits at 0 (ties broken as it does); illegal actions at -1
@@ -87,9 +97,11 @@ def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str) -> np.ndarray:
     return (rel / PRIOR_CLIP).astype(np.float32)
 
 
-def policy_features(obs: np.ndarray, mask: np.ndarray | None = None, prior: str = "") -> np.ndarray:
+def policy_features(obs: np.ndarray, mask: np.ndarray | None = None, prior: str = "",
+                    prior_values: np.ndarray | None = None) -> np.ndarray:
     """Observation [B, 542] (and the action mask [B, 69], needed with a prior) -> network
-    input [B, 625] (see the module docstring)."""
+    input [B, 625] (see the module docstring). ``prior_values``: the prior bot's
+    ``action_values`` for these rows, if already computed."""
     obs = np.asarray(obs, dtype=np.float32)
     out = np.zeros((len(obs), FEATURE_SIZE), dtype=np.float32)
     out[:, :OBS_SIZE] = obs
@@ -97,7 +109,7 @@ def policy_features(obs: np.ndarray, mask: np.ndarray | None = None, prior: str 
         if mask is None:
             raise ValueError(f"the {prior!r} prior needs the action mask")
         if len(obs):
-            out[:, PRIOR_OFFSET:] = prior_block(obs, mask, prior)
+            out[:, PRIOR_OFFSET:] = prior_block(obs, mask, prior, prior_values)
     hands = obs[:, OBS_SLICES["hand"]] > 0.5
     full = np.flatnonzero(hands.sum(1) == 6)
     if len(full) == 0:
@@ -154,9 +166,9 @@ class PolicyNet(nn.Module):
         logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
         return logits, self.value(h).squeeze(-1)
 
-    def features(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def features(self, obs: np.ndarray, mask: np.ndarray, prior_values: np.ndarray | None = None) -> np.ndarray:
         """This network's input for observations and masks (numpy, float32)."""
-        return policy_features(obs, mask, self.prior)
+        return policy_features(obs, mask, self.prior, prior_values)
 
     def act(self, obs: torch.Tensor, mask: torch.Tensor, greedy: bool = False, generator=None):
         """Sample (or argmax) legal actions; returns actions, log-probs, values."""
