@@ -77,7 +77,7 @@ class Config:
     anneal_lr: bool = True  # linear decay to 0 over total_steps
     gamma: float = 0.999  # discount per learner decision
     gae_lambda: float = 0.95
-    num_minibatches: int = 4
+    num_minibatches: int = 8
     update_epochs: int = 3
     clip_coef: float = 0.2
     ent_coef: float = 0.003
@@ -98,6 +98,7 @@ class Config:
     run_dir: str = "runs"  # parent directory of runs
     init_from: str = ""  # start from the weights of a policy checkpoint (path or shipped name)
     stop_after: int = 0  # end this invocation after this many updates; --resume continues (0 = run to the end)
+    max_minutes: float = 0.0  # wall-clock budget of the run, resumes added up (0 = none); the learning rate anneals over steps or time, whichever runs out first
 
 
 def load_config(name_or_path: str) -> Config:
@@ -296,6 +297,8 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
     torch.set_num_threads(cfg.torch_threads)
     if cfg.device == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda asked for, but torch sees no CUDA device")
+    if not cfg.max_minutes >= 0:
+        raise ValueError(f"max_minutes must be >= 0 (0 = no time limit), got {cfg.max_minutes}")
     if cfg.reward not in ("win", "shaped"):
         raise ValueError(f"reward must be 'win' or 'shaped', got {cfg.reward!r}")
     device = torch.device(cfg.device)
@@ -335,7 +338,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
         for a in arenas:
             a.assign(np.arange(a.B), pool_rng, pool)
         carry = None
-        counters = {"global_step": 0, "update": 0, "episodes": 0}
+        counters = {"global_step": 0, "update": 0, "episodes": 0, "seconds": 0.0}
         ret_stats = np.array([0.0, 1.0, 1e-4])  # running mean, var, count of returns
         recent_wins: list[float] = []
     else:
@@ -365,13 +368,20 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
     num_updates = max(1, cfg.total_steps // steps_per_update)
     progress = tqdm(total=num_updates, initial=counters["update"], desc="train", unit="upd", disable=quiet, dynamic_ncols=True)
     start_time, start_step = time.time(), counters["global_step"]
+    seconds_before = counters.get("seconds", 0.0)  # wall time of earlier invocations of this run
+    budget = 60.0 * cfg.max_minutes
+
+    def done_fraction() -> float:
+        """How much of the run is behind us: steps or wall time, whichever is further."""
+        steps = counters["update"] / num_updates
+        return max(steps, (seconds_before + time.time() - start_time) / budget) if budget else steps
     results: dict = {"run_dir": str(run_dir)}
 
     updates_this_run = 0
-    while counters["update"] < num_updates and not (cfg.stop_after and updates_this_run >= cfg.stop_after):
+    while done_fraction() < 1.0 and not (cfg.stop_after and updates_this_run >= cfg.stop_after):
         updates_this_run += 1
         if cfg.anneal_lr:
-            optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - counters["update"] / num_updates)
+            optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - done_fraction())
 
         # ------------------------------------------------------------ rollout
         buf = Buffer(carry)
@@ -495,6 +505,7 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
             if cfg.target_kl and approx_kl > cfg.target_kl:
                 break
         counters["update"] += 1
+        counters["seconds"] = seconds_before + time.time() - start_time
         progress.update(1)
 
         # ------------------------------------------------------------ logging
@@ -529,10 +540,10 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
 
         if cfg.snapshot_every and counters["update"] % cfg.snapshot_every == 0:
             pool.add_snapshot(net.state_dict(), step)
-        last = counters["update"] == num_updates
+        last = done_fraction() >= 1.0
         if last or updates_this_run == cfg.stop_after or (cfg.checkpoint_every and counters["update"] % cfg.checkpoint_every == 0):
             save_checkpoint(run_dir / "policy.pt", net, rules=rules, num_players=cfg.players[0] if len(cfg.players) == 1 else None,
-                            config=dataclasses.asdict(cfg), meta={"global_step": step, "updates": counters["update"], "wall_seconds": time.time() - start_time})
+                            config=dataclasses.asdict(cfg), meta={"global_step": step, "updates": counters["update"], "wall_seconds": counters["seconds"]})
             full = {
                 "config": dataclasses.asdict(cfg), "net": net.state_dict(), "optimizer": optimizer.state_dict(),
                 "torch_rng": torch.get_rng_state(), "pool_rng": pool_rng, "pool": pool, "arenas": arenas,

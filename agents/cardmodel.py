@@ -26,6 +26,9 @@ P = 7
 SUIT_OF = np.arange(NUM_CARDS) // NUM_RANKS
 RANK_OF = np.arange(NUM_CARDS) % NUM_RANKS
 PLAY_PHASES = (PHASE["ask"], PHASE["join"], PHASE["play"], PHASE["duel"])
+# phase index -> flag tables (one extra False entry for a missing phase, index -1)
+_IN_PLAY = np.isin(np.arange(len(PHASE) + 1), PLAY_PHASES)
+_TRICK_LIVE = np.isin(np.arange(len(PHASE) + 1), (PHASE["play"], PHASE["duel"]))
 
 
 def higher_unseen(unseen: np.ndarray) -> np.ndarray:
@@ -75,7 +78,7 @@ class CardModel:
         v = view
         pos = np.arange(P)
         self.real = pos[None, :] < num_players
-        in_play = np.isin(v.phase, PLAY_PHASES)
+        in_play = _IN_PLAY[v.phase]
         self.in_play = in_play
         # cards the observer has seen are not hidden anywhere (thrown-in cards come back
         # into play only when the stock was reshuffled)
@@ -87,7 +90,7 @@ class CardModel:
         left = (HAND_SIZE - v.tricks_done)[:, None]
         duel = (v.phase == PHASE["duel"])[:, None]
         # in the ask/join phases the trick block still shows the last finished trick
-        self.trick_played = v.trick_played & np.isin(v.phase, (PHASE["play"], PHASE["duel"]))[:, None]
+        self.trick_played = v.trick_played & _TRICK_LIVE[v.phase][:, None]
         playing = np.where(v.in_round, left - self.trick_played, 0)
         folded = v.active & ~v.in_round & ~duel
         holding_play = np.where(folded, np.minimum(left, max(rules.join_at, 0)), playing)

@@ -133,9 +133,21 @@ def smoke_config(tmp_path: Path, **changes) -> train.Config:
     return dataclasses.replace(cfg, run_dir=str(tmp_path), **changes)
 
 
+def test_the_pool_knows_which_opponents_share_the_prior_call(tmp_path):
+    # opponents that are the prior bot take its argmax; other specs are other bots
+    cfg = smoke_config(tmp_path, opponents=["heuristic", "heuristic:win_value=6", "random"])
+    pool = train.Pool(cfg)
+    pool.add_snapshot(PolicyNet(hidden=(8,), prior="heuristic").state_dict(), step=1)
+    assert [pool.is_prior_bot(i) for i in range(5)] == [False, True, False, False, False]
+    assert [pool.uses_prior(i) for i in range(5)] == [False, True, False, False, True]  # the snapshot has the prior
+    plain = train.Pool(dataclasses.replace(cfg, prior=""))
+    assert not any(plain.is_prior_bot(i) or plain.uses_prior(i) for i in range(4))
+
+
 @pytest.mark.parametrize("prior", ["heuristic", ""])
 def test_smoke_training_run(tmp_path, prior):
-    cfg = smoke_config(tmp_path, prior=prior)
+    # with the prior, heuristic opponents take their actions from the shared prior call
+    cfg = smoke_config(tmp_path, prior=prior, opponents=["heuristic", "random"] if prior else ["random"])
     out = train.train(cfg, quiet=True)
     run_dir = Path(out["run_dir"])
     assert out["updates"] == cfg.total_steps // (cfg.num_envs * cfg.num_steps)
@@ -156,6 +168,7 @@ def test_resume_continues_counters_and_rng_exactly(tmp_path):
     straight = train.train(smoke_config(tmp_path / "a"), quiet=True)
     first = train.train(smoke_config(tmp_path / "b", stop_after=2), quiet=True)
     assert first["updates"] == 2
+    first_seconds = torch.load(Path(first["run_dir"]) / "checkpoint.pt", weights_only=False)["counters"]["seconds"]
     resumed = train.train(smoke_config(tmp_path / "ignored"), resume=first["run_dir"], quiet=True)
     assert resumed["updates"] == straight["updates"]
     assert resumed["global_step"] == straight["global_step"]
@@ -163,8 +176,21 @@ def test_resume_continues_counters_and_rng_exactly(tmp_path):
     b = torch.load(Path(resumed["run_dir"]) / "checkpoint.pt", weights_only=False)
     for key in a["net"]:
         assert torch.equal(a["net"][key], b["net"][key]), key
+    seconds_a, seconds_b = a["counters"].pop("seconds"), b["counters"].pop("seconds")
     assert a["counters"] == b["counters"]
     assert np.array_equal(a["arenas"][0].obs, b["arenas"][0].obs)
+    # wall time adds up over the invocations (what max_minutes budgets)
+    assert 0 < first_seconds < seconds_b and seconds_a > 0
+
+
+def test_a_time_budget_ends_the_run_early_with_a_checkpoint(tmp_path):
+    cfg = smoke_config(tmp_path, max_minutes=1e-5)  # 0.6 ms: over after the first update
+    out = train.train(cfg, quiet=True)
+    assert out["updates"] == 1 < cfg.total_steps // (cfg.num_envs * cfg.num_steps)
+    state = torch.load(Path(out["run_dir"]) / "checkpoint.pt", weights_only=False)
+    assert state["counters"]["update"] == 1 and state["counters"]["seconds"] > 60 * cfg.max_minutes
+    with pytest.raises(ValueError, match="max_minutes must be >= 0"):
+        train.train(smoke_config(tmp_path, max_minutes=-1), quiet=True)
 
 
 def test_policy_features_add_hand_strength_only_for_full_hands():
@@ -224,6 +250,17 @@ def test_heuristic_prior_block_marks_the_bots_choice_and_scales_the_rest():
     feats = policy_features(obs, mask, prior="heuristic")
     assert np.array_equal(feats[:, PRIOR_OFFSET:], block)
     assert not policy_features(obs, mask)[:, PRIOR_OFFSET:].any()  # no prior: zeros
+    # train.py computes the values once for a mixed batch (learner rows, heuristic
+    # opponents) and hands each part its rows: a row's values must not depend on the others
+    order = np.random.default_rng(0).permutation(len(obs))
+    parts = np.array_split(order, 5)
+    split = np.empty_like(values)
+    for part in parts:
+        split[part] = bot.action_values(obs[part], mask[part])
+    assert np.array_equal(split, values)
+    assert np.array_equal(policy_features(obs, mask, "heuristic", prior_values=values), feats)
+    with pytest.raises(ValueError, match=r"prior values must have shape \(\d+, 69\)"):
+        prior_block(obs, mask, "heuristic", values=values[:, :10])
 
 
 def test_an_untrained_prior_policy_plays_like_the_heuristic_when_greedy():
