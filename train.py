@@ -20,7 +20,13 @@ Prior
     With ``prior: heuristic`` (the default) the policy's logits add the heuristic bot's
     action utilities with learned scales (agents/ppo.py): training starts from a softened
     copy of the heuristic, and PPO learns corrections on top (residual policy learning).
-    ``prior: ""`` learns from the observation alone.
+    ``prior: ""`` learns from the observation alone. One call of the heuristic per step
+    serves the learner's prior, the snapshots' priors and the heuristic opponents.
+
+Length
+    ``total_steps`` environment steps or, with ``max_minutes``, that much wall time
+    (resumes add up), whichever comes first; the learning rate anneals to 0 over the same
+    span, and the run ends with its checkpoint and a final evaluation.
 
 Reward
     ``reward: win`` — the environment's terminal reward (winner +1, others −1/(n−1)).
