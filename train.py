@@ -80,7 +80,7 @@ class Config:
     prior: str = "heuristic"  # bot whose action utilities the policy builds on ("" = none; agents/ppo.py)
     prior_scale: float = 2.0  # initial weight of the prior in the logits (learned from there)
     learning_rate: float = 1e-3
-    anneal_lr: bool = True  # linear decay to 0 over total_steps
+    anneal_lr: bool = True  # linear decay to 0 over the run (total_steps or max_minutes)
     gamma: float = 0.999  # discount per learner decision
     gae_lambda: float = 0.95
     num_minibatches: int = 8
@@ -425,10 +425,11 @@ def train(cfg: Config, resume: str | None = None, quiet: bool = False) -> dict:
                         arena.last[lrn, seats] = idx
                     for k in np.unique(arena.opponent[opp_rows]):
                         sel = opp_rows[arena.opponent[opp_rows] == k]
-                        agent = pool.agent(int(k), cfg, device)
                         if pool.is_prior_bot(int(k)):
                             actions[sel] = values[sel].argmax(1)  # what its act_batch returns
-                        elif hasattr(agent, "act_batch"):
+                            continue
+                        agent = pool.agent(int(k), cfg, device)
+                        if hasattr(agent, "act_batch"):
                             actions[sel] = agent.act_batch(arena.obs[sel], arena.mask[sel])
                         else:  # a frozen snapshot network
                             o = torch.as_tensor(agent.features(arena.obs[sel], arena.mask[sel], values[sel] if prior_bot else None), device=device)
