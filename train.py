@@ -260,7 +260,7 @@ class Pool:
     def uses_prior(self, idx: int) -> bool:
         """Whether opponent ``idx`` needs the prior bot's values (it is that bot, or a
         snapshot of a policy with that prior)."""
-        return bool(self.cfg.prior) and (idx in self.snapshots or self.names[idx] == self.cfg.prior)
+        return self.is_prior_bot(idx) or (bool(self.cfg.prior) and idx in self.snapshots)
 
     def agent(self, idx: int, cfg: Config, device: str):
         """A bot for pool index ``idx`` (built lazily, not pickled)."""
