@@ -23,9 +23,16 @@ never pick one (a row with no legal action is an error, not a silent fallback).
 
 A checkpoint is a self-describing dict saved with ``torch.save``::
 
-    {"format": "redbeard-ppo", "version": 2, "obs_size": 625, "num_actions": 69,
+    {"format": "redbeard-ppo", "version": 3, "obs_size": 625, "num_actions": 69,
      "hidden": [256, 256], "prior": "heuristic" or "", "rules": {...Rules fields...}, "num_players": 4 or None,
+     "identity": {"prior_spec": "heuristic:win_value=10.0,...", "handeval_table": <hash>, "obs_layout": <hash>},
      "config": {...training config...}, "state_dict": {...}, "meta": {...}}
+
+It holds tensors and plain data only and is read with ``torch.load(weights_only=True)``:
+a file with anything else (a pickle that could run code) is refused. Loading also refuses
+non-finite weights and a policy whose ``identity`` differs from this code's (another
+heuristic default, hand-evaluation table or observation layout would change its play
+silently).
 
 ``PPOAgent`` wraps a checkpoint behind the bot interface (``act`` / ``act_batch``) and is
 what the registry builds for ``ppo:<path or shipped name>``; shipped checkpoints live in
@@ -35,6 +42,8 @@ what the registry builds for ``ppo:<path or shipped name>``; shipped checkpoints
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +60,7 @@ from .base import Agent
 from .registry import register
 
 FORMAT = "redbeard-ppo"
-VERSION = 2
+VERSION = 3
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 HAND_FEATURES = 14
 PRIOR_FEATURES = NUM_ACTIONS
@@ -189,13 +198,45 @@ def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------ checkpoints
+def prior_spec(prior: str) -> str:
+    """The prior bot's full spec, every parameter spelled out (``heuristic:win_value=10.0,...``):
+    a checkpoint's play depends on all of them, so it records them."""
+    if not check_prior(prior):
+        return ""
+    import inspect
+
+    from .heuristic import HeuristicAgent
+
+    params = inspect.signature(HeuristicAgent).parameters
+    items = [f"{k}={p.default!r}" for k, p in params.items() if k not in ("rules", "seed")]
+    return f"{prior}:" + ",".join(items)
+
+
+def _digest(text: "str | bytes") -> str:
+    return hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()[:16]
+
+
+def behaviour_identity(prior: str) -> dict[str, str]:
+    """What a policy's play depends on besides its weights, as this code has it: the prior
+    bot's full spec, the hand-evaluation table (hash of its file) and the observation and
+    feature layout (hash of the blocks' names and places)."""
+    layout = ";".join(f"{name}:{sl.start}:{sl.stop}" for name, sl in OBS_SLICES.items())
+    return {
+        "prior_spec": prior_spec(prior),
+        "handeval_table": _digest(Path(handeval.TABLE_PATH).read_bytes()),
+        "obs_layout": _digest(f"{layout}|features:{FEATURE_SIZE}:{HAND_FEATURES}:{PRIOR_FEATURES}"),
+    }
+
+
 def save_checkpoint(path: "str | Path", net: PolicyNet, *, rules=None, num_players=None,
                     config: dict | None = None, meta: dict | None = None) -> None:
+    """Write a policy checkpoint (plain data and tensors only; see the module docstring)."""
     payload = {
         "format": FORMAT,
         "version": VERSION,
         "features": "observation+handeval14+prior69",
         "prior": net.prior,
+        "identity": behaviour_identity(net.prior),
         "obs_size": net.obs_size,
         "num_actions": net.num_actions,
         "hidden": list(net.hidden),
@@ -227,37 +268,71 @@ def resolve_checkpoint(name_or_path: str) -> Path:
     )
 
 
-def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, dict]:
-    """The network and the checkpoint's metadata; ``ValueError`` for a corrupt or
-    mismatched file."""
-    path = resolve_checkpoint(str(name_or_path))
+def read_payload(path: Path, device: str = "cpu") -> dict:
+    """A checkpoint file's contents, unpickled with ``weights_only=True``: a file holding
+    anything but tensors and plain data is refused (``ValueError``) without running it."""
     try:
-        payload = torch.load(path, map_location=device, weights_only=False)
+        return torch.load(path, map_location=device, weights_only=True)
+    except pickle.UnpicklingError as exc:
+        if "weights only" in str(exc).lower() or "weights_only" in str(exc).lower():
+            raise ValueError(f"{path} was refused: it holds objects other than tensors and plain data "
+                             f"(an old or crafted file; unpickling it could run code)") from None
+        raise ValueError(f"{path} is corrupt or not a torch checkpoint: {exc}") from None
     except Exception as exc:  # torch raises many kinds for a damaged file
-        raise ValueError(f"{path} is corrupt or not a torch checkpoint: {exc}") from exc
+        raise ValueError(f"{path} is corrupt or not a torch checkpoint: {exc}") from None
+
+
+def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, dict]:
+    """The network and the checkpoint's metadata; ``ValueError`` for an unsafe, corrupt or
+    mismatched file, for non-finite weights, and for a policy trained under another prior
+    bot, hand-evaluation table or observation layout than this code's (its play would
+    change silently)."""
+    path = resolve_checkpoint(str(name_or_path))
+    payload = read_payload(path, device)
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ValueError(f"{path} is not a redbeard PPO checkpoint (no format tag {FORMAT!r})")
     if payload.get("version") != VERSION:
-        raise ValueError(f"{path} has checkpoint version {payload.get('version')}, this code reads {VERSION}")
+        raise ValueError(f"{path} has checkpoint version {payload.get('version')}, this code reads {VERSION} "
+                         f"(version 2 files do not record the prior bot, table and layout they were trained with)")
     if payload.get("obs_size") != FEATURE_SIZE or payload.get("num_actions") != NUM_ACTIONS:
         raise ValueError(
             f"{path} was trained on observations of size {payload.get('obs_size')} / "
             f"{payload.get('num_actions')} actions; this code feeds {FEATURE_SIZE} / {NUM_ACTIONS}"
         )
-    net = PolicyNet(payload["obs_size"], tuple(payload["hidden"]), payload["num_actions"], prior=payload.get("prior", ""))
+    prior = payload.get("prior", "")
+    if prior not in PRIORS:
+        raise ValueError(f"{path} names an unknown prior {prior!r}; allowed: {PRIORS}")
+    recorded, current = payload.get("identity") or {}, behaviour_identity(prior)
+    differ = [k for k in current if recorded.get(k) != current[k]]
+    if differ:
+        what = "; ".join(f"{k}: trained with {recorded.get(k)!r}, this code has {current[k]!r}" for k in differ)
+        raise ValueError(f"{path} would not play as trained: {what}")
+    state = payload.get("state_dict")
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise ValueError(f"{path}: state_dict must map names to tensors")
+    for name, tensor in state.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise ValueError(f"{path}: tensor {name!r} holds non-finite values (NaN or inf)")
     try:
-        net.load_state_dict(payload["state_dict"])
+        net = policy_from_weights(state, tuple(payload["hidden"]), prior)
     except (RuntimeError, KeyError) as exc:
         raise ValueError(f"{path}: weights do not match the recorded architecture: {exc}") from exc
-    net.to(device).eval()
-    return net, payload
+    return net.to(device).eval(), payload
+
+
+def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str) -> PolicyNet:
+    """A network with these weights, built without drawing from the global torch
+    generator (its random initialisation is overwritten at once; drawing it would make a
+    resumed training run diverge from an uninterrupted one)."""
+    with torch.random.fork_rng(devices=[]):
+        net = PolicyNet(hidden=tuple(hidden), prior=prior)
+    net.load_state_dict(state_dict)
+    return net
 
 
 class PPOAgent(Agent):
     """A trained policy behind the bot interface. ``greedy`` picks the most likely legal
     action (default); otherwise actions are sampled with a seeded generator."""
-
-    batched = True
 
     def __init__(self, checkpoint: str, greedy: bool = True, seed: int = 0, device: str = "cpu"):
         self.net, self.meta = load_checkpoint(checkpoint, device)
@@ -279,7 +354,3 @@ class PPOAgent(Agent):
 
 register("ppo", PPOAgent)
 
-
-def describe(payload: dict[str, Any]) -> str:
-    meta = payload.get("meta", {})
-    return f"PPO {payload.get('hidden')} prior={payload.get('prior') or 'none'} trained {meta.get('global_step', '?')} steps on {payload.get('num_players')}p"

@@ -62,7 +62,7 @@ def main() -> None:
     if args.updates < 2:
         raise ValueError(f"--updates must be at least 2, got {args.updates}")
 
-    import train
+    import redbeard_train as train
 
     cfg = train.load_config(args.config)
     steps_per_update = cfg.num_envs * cfg.num_steps * len(cfg.players)

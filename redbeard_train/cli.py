@@ -1,0 +1,69 @@
+"""``train.py`` / ``redbeard-train``: the command line of the trainer.
+
+    redbeard-train --config classic_4p                      # configs/classic_4p.yaml
+    redbeard-train --config classic_4p --total-steps 2e6 --num-envs 512
+    redbeard-train --resume runs/classic_4p__1__20261129-140000 [--total-steps 8e7]
+    redbeard-train --help                                    # every field, its type and default
+
+The flags are generated from :class:`redbeard_train.config.Config` (tyro): the config
+file gives the defaults, flags override them. A bad value ends the program with one line
+naming the field, the value and what is allowed (exit status 2), before anything is
+written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+import tyro
+
+from .config import Config, ConfigError, from_dict, load_config
+
+DESCRIPTION = """PPO self-play trainer for Rödskägg.
+
+--config NAME|PATH   configs/<NAME>.yaml or a YAML path: the defaults below (default: classic_4p)
+--resume RUN_DIR     continue a run; only --total-steps, --max-minutes and --stop-after may change"""
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[Config, str | None]:
+    """``(config, resume directory or None)``; a bad value is a ``ConfigError``, a bad flag
+    ``SystemExit(2)`` (tyro's message)."""
+    pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    pre.add_argument("--config", default=None)
+    pre.add_argument("--resume", default=None)
+    known, rest = pre.parse_known_args(sys.argv[1:] if argv is None else argv)
+    if known.resume:
+        if known.config:
+            raise ConfigError("--resume continues a run with its own config; --config cannot be given with it")
+        from .state import load_payload
+
+        saved = from_dict(load_payload(Path(known.resume) / "checkpoint.pt")["config"], source=known.resume)
+        base = dataclasses.replace(saved, stop_after=0)  # where the last invocation stopped is not part of the run
+    else:
+        base = load_config(known.config or "classic_4p")
+    cfg = tyro.cli(Config, default=base, args=rest, prog="train.py", description=DESCRIPTION,
+                   config=(tyro.conf.FlagConversionOff,))
+    return cfg, known.resume
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Parse, train, print the final tournament; bad input exits with status 2."""
+    try:
+        cfg, resume = parse_args(argv)
+        from .loop import train
+
+        out = train(cfg, resume)
+    except ConfigError as exc:
+        print(f"train.py: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if "eval" in out:
+        from evaluate import format_table  # moves to redbeard_eval
+
+        print("\nfinal tournament of the trained policy against heuristic bots:")
+        print(format_table(out["eval"]))
+    print(f"\nrun directory: {out['run_dir']} (policy.pt, checkpoint.pt)")
+    print(f"TensorBoard logs: tensorboard --logdir {Path(out['run_dir']).parent}")
+    return out

@@ -1,0 +1,372 @@
+"""PPO self-play on the batch engine. :func:`train` reads top to bottom, CleanRL-style:
+each update is a rollout, advantages, a PPO update, logging, and now and then a
+snapshot, a checkpoint and an evaluation.
+
+Prior
+    With ``prior: heuristic`` (the default) the policy's logits add the heuristic bot's
+    action utilities with learned scales (agents/ppo.py): training starts from a softened
+    copy of the heuristic, and PPO learns corrections on top (residual policy learning).
+    One call of the heuristic per step serves the learner's prior, the snapshots' priors
+    and the heuristic opponents.
+
+Length
+    ``total_steps`` environment steps or, with ``max_minutes``, that much wall time
+    (resumes add up), whichever comes first; the learning rate anneals to 0 over the same
+    span, and the run ends with its checkpoint and a final evaluation.
+
+Reward
+    ``reward: win`` — the environment's terminal reward (winner +1, others −1/(n−1)).
+    ``reward: shaped`` — plus ``shaping_coef`` × (|score| before − |score| after)/start_score
+    at every scored round: getting closer to zero pays.
+
+Outputs (``runs/<exp_name>__<seed>__<time>/``)
+    TensorBoard events (``charts/``, ``losses/``, ``eval/``, ``pool/``), ``config.yaml``,
+    ``checkpoint.pt`` (everything needed to resume, as plain data: policy, optimizer, pool,
+    random states, counters, the games in progress; see :mod:`redbeard_train.state`),
+    ``policy.pt`` (a self-describing policy checkpoint usable as ``ppo:<path>``).
+
+Exact resume
+    A run stopped after any update and resumed ends bit-identical to an uninterrupted run
+    (without a ``max_minutes`` budget, which makes the schedule depend on wall time): every
+    random state is in the checkpoint, and nothing between checkpoints draws from the
+    global torch generator except the training itself (networks built from saved weights
+    are built with the generator forked).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from redbeard_env.cards import NUM_ACTIONS
+from redbeard_env.rules import make_rules
+
+from .buffer import Buffer
+from .config import Config, ConfigError, check_config
+from .pool import Arena, Pool
+from . import state as checkpoints
+
+
+@dataclass
+class Run:
+    """Everything a run carries from one update to the next (all of it is checkpointed)."""
+
+    cfg: Config
+    run_dir: Path
+    net: Any
+    optimizer: Any
+    pool: Pool
+    pool_rng: np.random.Generator
+    arenas: list[Arena]
+    carry: dict | None
+    counters: dict
+    ret_stats: np.ndarray  # running mean, variance, count of returns
+    recent_wins: list
+
+    def ret_norm(self, x: np.ndarray) -> np.ndarray:
+        return (x - self.ret_stats[0]) / np.sqrt(self.ret_stats[1] + 1e-8)
+
+    def ret_denorm(self, x: np.ndarray) -> np.ndarray:
+        return x * np.sqrt(self.ret_stats[1] + 1e-8) + self.ret_stats[0]
+
+
+# ====================================================================== the loop
+def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) -> dict:
+    """Train (or, with ``resume``, continue) a run; returns its last statistics."""
+    cfg = check_config(cfg)
+    os.environ.setdefault("OMP_NUM_THREADS", str(cfg.torch_threads))
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    from agents.ppo import prior_agent
+
+    torch.set_num_threads(cfg.torch_threads)
+    if cfg.device.startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(f"config field 'device' = {cfg.device!r}: torch sees no CUDA device")
+    device = torch.device(cfg.device)
+    run = checkpoints.resume_run(Path(resume), cfg, device) if resume else start_run(cfg, device)
+    cfg = run.cfg
+    writer = SummaryWriter(str(run.run_dir))
+    if not resume:
+        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
+
+    prior_bot = prior_agent(cfg.prior) if cfg.prior else None
+    num_updates = max(1, cfg.total_steps // (cfg.num_steps * cfg.num_envs * len(run.arenas)))
+    progress = tqdm(total=num_updates, initial=run.counters["update"], desc="train", unit="upd", disable=quiet, dynamic_ncols=True)
+    start_time, start_step = time.time(), run.counters["global_step"]
+    seconds_before = run.counters["seconds"]  # wall time of earlier invocations of this run
+    budget = 60.0 * cfg.max_minutes
+
+    def done_fraction() -> float:
+        """How much of the run is behind us: steps or wall time, whichever is further."""
+        steps = run.counters["update"] / num_updates
+        return max(steps, (seconds_before + time.time() - start_time) / budget) if budget else steps
+
+    results: dict = {"run_dir": str(run.run_dir)}
+    updates_this_run = 0
+    while done_fraction() < 1.0 and not (cfg.stop_after and updates_this_run >= cfg.stop_after):
+        updates_this_run += 1
+        if cfg.anneal_lr:
+            run.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - done_fraction())
+
+        buf = collect_rollout(run, prior_bot, device)
+        batch, returns = compute_advantages(run, buf)
+        losses = ppo_update(run, batch, returns, device)
+
+        run.counters["update"] += 1
+        run.counters["seconds"] = seconds_before + time.time() - start_time
+        progress.update(1)
+        step = run.counters["global_step"]
+        sps = int((step - start_step) / max(time.time() - start_time, 1e-9))
+        win_rate = log_update(run, writer, batch, returns, losses, sps)
+        progress.set_postfix(SPS=sps, win=f"{win_rate:.3f}", kl=f"{losses['approx_kl']:.4f}")
+        results.update(sps=sps, win_rate=win_rate, global_step=step, updates=run.counters["update"], losses=losses)
+
+        if cfg.snapshot_every and run.counters["update"] % cfg.snapshot_every == 0:
+            run.pool.add_snapshot(run.net.state_dict(), step)
+        last = done_fraction() >= 1.0
+        if last or updates_this_run == cfg.stop_after or (cfg.checkpoint_every and run.counters["update"] % cfg.checkpoint_every == 0):
+            checkpoints.save_run(run)
+        if (cfg.eval_every and run.counters["update"] % cfg.eval_every == 0) or last:
+            ev = evaluate_policy(run.run_dir / "policy.pt", cfg, step, writer)
+            if ev:
+                results["eval"] = ev
+    progress.close()
+    writer.close()
+    results["wall_seconds"] = time.time() - start_time
+    return results
+
+
+# ====================================================================== start
+def start_run(cfg: Config, device) -> Run:
+    """A fresh run; its directory is made only once everything has loaded."""
+    import torch
+
+    from agents.ppo import PolicyNet, load_checkpoint
+
+    torch.manual_seed(cfg.seed)
+    net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, prior_scale=cfg.prior_scale).to(device)
+    if cfg.init_from:
+        try:
+            init_net, _ = load_checkpoint(cfg.init_from)
+        except ValueError as exc:
+            raise ConfigError(f"config field 'init_from' = {cfg.init_from!r}: {exc}") from None
+        if tuple(init_net.hidden) != tuple(cfg.hidden) or init_net.prior != cfg.prior:
+            raise ConfigError(f"init_from {cfg.init_from!r} has hidden sizes {list(init_net.hidden)} and prior {init_net.prior!r}; "
+                              f"the config asks for {cfg.hidden} and {cfg.prior!r}")
+        net.load_state_dict(init_net.state_dict())
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    pool_rng = np.random.default_rng(cfg.seed)
+    pool = Pool(cfg)
+    arenas = [Arena(cfg, n, cfg.seed * 1000 + n) for n in cfg.players]
+    for a in arenas:
+        a.assign(np.arange(a.B), pool_rng, pool)
+    run_dir = Path(cfg.run_dir) / f"{cfg.exp_name}__{cfg.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+    return Run(cfg, run_dir, net, optimizer, pool, pool_rng, arenas, carry=None,
+               counters={"global_step": 0, "update": 0, "episodes": 0, "seconds": 0.0},
+               ret_stats=np.array([0.0, 1.0, 1e-4]), recent_wins=[])
+
+
+# ====================================================================== rollout
+def collect_rollout(run: Run, prior_bot, device) -> Buffer:
+    """``num_steps`` steps of every arena; the learner's decisions go into the buffer."""
+    import torch
+
+    cfg, pool, net = run.cfg, run.pool, run.net
+    buf = Buffer(run.carry)
+    net.eval()
+    uses_prior = np.array([pool.uses_prior(i) for i in range(len(pool.names))])
+    with torch.no_grad():
+        for _ in range(cfg.num_steps):
+            for arena in run.arenas:
+                rows = np.arange(arena.B)
+                acting_learner = arena.learner[rows, arena.seat]
+                actions = np.empty(arena.B, dtype=np.int64)
+                lrn = np.flatnonzero(acting_learner)
+                opp_rows = np.flatnonzero(~acting_learner)
+                # One call of the prior bot serves the learner's prior, the frozen
+                # snapshots' priors and the opponents that are that bot.
+                values = np.zeros((arena.B, NUM_ACTIONS))
+                if prior_bot is not None:
+                    shared = np.sort(np.concatenate([lrn, opp_rows[uses_prior[arena.opponent[opp_rows]]]]))
+                    if len(shared):
+                        values[shared] = prior_bot.action_values(arena.obs[shared], arena.mask[shared])
+                if len(lrn):
+                    feats = net.features(arena.obs[lrn], arena.mask[lrn], values[lrn] if prior_bot else None)
+                    act, logp, value = net.act(torch.as_tensor(feats, device=device),
+                                               torch.as_tensor(arena.mask[lrn], device=device).bool())
+                    act_np = act.cpu().numpy()
+                    actions[lrn] = act_np
+                    idx = buf.add(feats, arena.mask[lrn], act_np, logp.cpu().numpy(), run.ret_denorm(value.cpu().numpy()))
+                    seats = arena.seat[lrn]
+                    prev = arena.last[lrn, seats]
+                    linked = prev >= 0
+                    buf.link(prev[linked], idx[linked], arena.pending[lrn[linked], seats[linked]])
+                    arena.pending[lrn, seats] = 0.0
+                    arena.last[lrn, seats] = idx
+                for k in np.unique(arena.opponent[opp_rows]):
+                    sel = opp_rows[arena.opponent[opp_rows] == k]
+                    if pool.is_prior_bot(int(k)):
+                        actions[sel] = values[sel].argmax(1)  # what its act_batch returns
+                        continue
+                    agent = pool.agent(int(k), device)
+                    if hasattr(agent, "act_batch"):
+                        actions[sel] = agent.act_batch(arena.obs[sel], arena.mask[sel])
+                    else:  # a frozen snapshot network
+                        o = agent.features(arena.obs[sel], arena.mask[sel], values[sel] if prior_bot else None)
+                        actions[sel] = agent.act(torch.as_tensor(o, device=device),
+                                                 torch.as_tensor(arena.mask[sel], device=device).bool())[0].cpu().numpy()
+                step_arena(run, arena, actions, buf)
+            run.counters["global_step"] += cfg.num_envs * len(run.arenas)
+    return buf
+
+
+def step_arena(run: Run, arena: Arena, actions: np.ndarray, buf: Buffer) -> None:
+    """Play one step; credit rewards to the learner's open decisions, close finished
+    games' chains and seat new opponents there."""
+    cfg = run.cfg
+    arena.obs, arena.mask, arena.seat, rewards, terminated, truncated, info = arena.venv.step(actions)
+    arena.pending += np.where(arena.learner, rewards, 0.0)
+    if cfg.reward == "shaped":
+        rounds = np.flatnonzero(info["round_over"])
+        if len(rounds):
+            dist = np.abs(info["round_score"][rounds] if "round_score" in info else info["score"][rounds]).astype(np.float32)
+            gain = (arena.prev_distance[rounds] - dist) / arena.start_score
+            arena.pending[rounds] += np.where(arena.learner[rounds], cfg.shaping_coef * gain, 0.0)
+            arena.prev_distance[rounds] = dist
+    done = np.flatnonzero(terminated | truncated)
+    if len(done):
+        g_idx, s_idx = np.nonzero(arena.last[done] >= 0)
+        buf.finish(arena.last[done][g_idx, s_idx], arena.pending[done][g_idx, s_idx])
+        arena.last[done] = -1
+        arena.pending[done] = 0.0
+        winner = info["winner"][done]
+        not_self = arena.opponent[done] != 0
+        learner_won = arena.learner[done, np.maximum(winner, 0)] & (winner >= 0)
+        run.pool.record(arena.opponent[done][not_self], learner_won[not_self])
+        run.recent_wins.extend(learner_won[not_self].astype(float).tolist())
+        run.counters["episodes"] += len(done)
+        arena.prev_distance[done] = abs(arena.start_score)
+        arena.assign(done, run.pool_rng, run.pool)
+
+
+# ====================================================================== advantages
+def compute_advantages(run: Run, buf: Buffer) -> tuple[dict, np.ndarray]:
+    """GAE over the rollout; open chains are carried into the next rollout. Updates the
+    running return statistics (the value head learns normalised returns)."""
+    open_tails = np.concatenate([a.last[a.last >= 0] for a in run.arenas])
+    batch, run.carry, remap = buf.finalize(run.cfg.gamma, run.cfg.gae_lambda, open_tails)
+    for a in run.arenas:  # open chains now point into the carried buffer
+        a.last[a.last >= 0] = remap[a.last[a.last >= 0]]
+    returns = batch["adv"] + batch["value"]
+    mean, var, count = run.ret_stats
+    b_mean, b_var, b_count = returns.mean(), returns.var(), len(returns)
+    delta, tot = b_mean - mean, count + b_count
+    run.ret_stats = np.array([mean + delta * b_count / tot, (var * count + b_var * b_count + delta**2 * count * b_count / tot) / tot, tot])
+    return batch, returns
+
+
+# ====================================================================== update
+def ppo_update(run: Run, batch: dict, returns: np.ndarray, device) -> dict:
+    """``update_epochs`` passes of clipped PPO over the batch in ``num_minibatches`` parts;
+    returns the losses (minibatch means) and the last approximate KL."""
+    import torch
+
+    from agents.ppo import masked_entropy
+
+    cfg, net, optimizer = run.cfg, run.net, run.optimizer
+    net.train()
+    N = len(batch["action"])
+    t_obs = torch.as_tensor(batch["obs"], device=device)
+    t_mask = torch.as_tensor(batch["mask"], device=device).bool()
+    t_act = torch.as_tensor(batch["action"], device=device)
+    t_logp = torch.as_tensor(batch["logp"], device=device)
+    t_adv = torch.as_tensor(batch["adv"], device=device)
+    t_ret = torch.as_tensor(run.ret_norm(returns).astype(np.float32), device=device)
+    t_val_old = torch.as_tensor(run.ret_norm(batch["value"]).astype(np.float32), device=device)
+    clipfracs, approx_kl = [], torch.tensor(0.0)
+    seen: dict[str, list[float]] = {"policy": [], "value": [], "entropy": []}
+    for _ in range(cfg.update_epochs):
+        # exactly num_minibatches near-equal parts: no tiny remainder batch taking a step of its own
+        for mb in torch.randperm(N, device=device).tensor_split(min(cfg.num_minibatches, max(N, 1))):
+            logits, new_value = net(t_obs[mb], t_mask[mb])
+            new_logp = torch.log_softmax(logits, -1).gather(-1, t_act[mb, None]).squeeze(-1)
+            log_ratio = new_logp - t_logp[mb]
+            ratio = log_ratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+            adv = t_adv[mb]
+            if cfg.norm_adv and len(mb) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            v_clipped = t_val_old[mb] + (new_value - t_val_old[mb]).clamp(-cfg.clip_coef, cfg.clip_coef)
+            v_loss = 0.5 * torch.max((new_value - t_ret[mb]) ** 2, (v_clipped - t_ret[mb]) ** 2).mean()
+            entropy = masked_entropy(logits, t_mask[mb]).mean()
+            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            for key, part in (("policy", pg_loss), ("value", v_loss), ("entropy", entropy)):
+                seen[key].append(part.item())
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+        if cfg.target_kl and approx_kl > cfg.target_kl:
+            break
+    return {**{key: float(np.mean(v)) for key, v in seen.items()},
+            "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs))}
+
+
+# ====================================================================== logging
+def log_update(run: Run, writer, batch: dict, returns: np.ndarray, losses: dict, sps: int) -> float:
+    """TensorBoard scalars of one update; returns the learner's recent win rate."""
+    step, net = run.counters["global_step"], run.net
+    var_y = np.var(returns)
+    explained = float("nan") if var_y == 0 else 1 - np.var(returns - batch["value"]) / var_y
+    run.recent_wins = run.recent_wins[-2000:]
+    win_rate = float(np.mean(run.recent_wins)) if run.recent_wins else float("nan")
+    writer.add_scalar("charts/SPS", sps, step)
+    writer.add_scalar("charts/win_rate", win_rate, step)
+    writer.add_scalar("charts/episodes", run.counters["episodes"], step)
+    writer.add_scalar("charts/learning_rate", run.optimizer.param_groups[0]["lr"], step)
+    writer.add_scalar("charts/learner_samples", len(batch["action"]), step)
+    for key, value in losses.items():
+        writer.add_scalar(f"losses/{key}", value, step)
+    writer.add_scalar("losses/explained_variance", explained, step)
+    if net.prior:
+        writer.add_scalar("charts/prior_scale_value", net.prior_log_scale[0].exp().item(), step)
+        writer.add_scalar("charts/prior_scale_choice", net.prior_log_scale[1].exp().item(), step)
+    for i, name in enumerate(run.pool.names):
+        writer.add_scalar(f"pool/win_ema/{name.split('@')[0]}_{i}", run.pool.win_ema[i], step)
+    return win_rate
+
+
+# ====================================================================== evaluation
+def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict | None:
+    """Duplicate tournament of the current policy vs heuristic bots; logs eval/* and
+    returns the tournament's results."""
+    if not cfg.eval_games or not policy_path.is_file():
+        return None
+    from evaluate import run_tournament  # moves to redbeard_eval
+
+    n = cfg.players[0]
+    spec = f"ppo:{policy_path}"
+    res = run_tournament([spec] + ["heuristic"] * (n - 1), rules=cfg.rules, players=n,
+                         games=cfg.eval_games, seed=cfg.seed + 12345, overrides=cfg.overrides, progress=False)
+    me = res["agents"][spec]
+    writer.add_scalar("eval/win_rate_vs_heuristic", me["win_rate"], step)
+    writer.add_scalar("eval/win_rate_vs_heuristic_ci_low", me["win_rate_ci"][0], step)
+    writer.add_scalar("eval/win_rate_vs_heuristic_ci_high", me["win_rate_ci"][1], step)
+    for key in ("contract_rate", "bid_error", "join_success"):
+        if me.get(key) is not None:
+            writer.add_scalar(f"eval/{key}", me[key], step)
+    return res

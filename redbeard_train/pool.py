@@ -1,0 +1,236 @@
+"""Who plays the learner: the opponent pool, and the batches of games (arenas).
+
+Every game of an arena has one *learner* seat (or, in self-play games, the learner on
+every seat); the other seats are played by an opponent drawn from the :class:`Pool` —
+the current policy ("self", index 0), bots from the agent registry and frozen snapshots
+of the learner — with prioritised sampling towards the opponents the learner does worst
+against (PFSP weight (1 − win share)^p).
+
+Both classes turn into plain data (``state()``) and back (``from_state``) for the
+training checkpoint, which is loaded with ``torch.load(weights_only=True)``: numpy
+arrays travel as tensors, random generators as their state dicts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import torch
+
+from redbeard_env.rules import Rules, make_rules
+from redbeard_env.vector import VectorEnv
+
+from .config import Config
+
+
+# ---------------------------------------------------------------------- plain data
+def to_plain(value: Any) -> Any:
+    """numpy arrays -> tensors, recursively through dicts, lists and tuples."""
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(value).copy())
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(to_plain(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def from_plain(value: Any) -> Any:
+    """The inverse of :func:`to_plain` (every tensor becomes a numpy array)."""
+    if isinstance(value, torch.Tensor):
+        return value.numpy().copy()
+    if isinstance(value, dict):
+        return {k: from_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(from_plain(v) for v in value)
+    return value
+
+
+def engine_state(venv: VectorEnv) -> dict:
+    """A batch engine mid-game as plain data: how it was built, its arrays, its plain
+    attributes and its generator. Tables derived from the rules are rebuilt on load."""
+    arrays, scalars = {}, {}
+    for key, value in vars(venv).items():
+        if isinstance(value, np.ndarray):
+            arrays[key] = value
+        elif isinstance(value, (bool, int, float, str)) or value is None:
+            scalars[key] = value
+    return {
+        "num_envs": venv.num_envs, "num_players": venv.num_players, "rules": dataclasses.asdict(venv.rules),
+        "arrays": to_plain(arrays), "scalars": scalars, "rng": venv.rng.bit_generator.state,
+    }
+
+
+def engine_from_state(state: dict) -> VectorEnv:
+    """Rebuild an engine from :func:`engine_state`; it continues exactly."""
+    venv = VectorEnv(state["num_envs"], state["num_players"], rules=Rules(**state["rules"]),
+                     auto_reset=state["scalars"].get("auto_reset", True))
+    for key, value in state["arrays"].items():
+        value = value.numpy()
+        current = getattr(venv, key, None)
+        # many arrays are views into shared buffers: write into them, keep the views
+        if isinstance(current, np.ndarray) and current.shape == value.shape and current.flags.writeable:
+            current[...] = value
+        else:
+            setattr(venv, key, value.copy())
+    for key, value in state["scalars"].items():
+        setattr(venv, key, value)
+    venv.rng.bit_generator.state = state["rng"]
+    return venv
+
+
+def generator_states(agent: Any) -> dict:
+    """The states of an agent's random generators (numpy and torch), by attribute."""
+    out = {}
+    for key, value in vars(agent).items():
+        if isinstance(value, np.random.Generator):
+            out[key] = {"numpy": value.bit_generator.state}
+        elif isinstance(value, torch.Generator):
+            out[key] = {"torch": value.get_state()}
+    return out
+
+
+def set_generator_states(agent: Any, states: dict) -> None:
+    for key, state in states.items():
+        if "numpy" in state:
+            getattr(agent, key).bit_generator.state = state["numpy"]
+        else:
+            getattr(agent, key).set_state(state["torch"])
+
+
+# ---------------------------------------------------------------------- arena
+class Arena:
+    """One batch of games at a fixed player count, with who plays which seat and the
+    learner's open transition chains."""
+
+    ARRAYS = ("obs", "mask", "seat", "learner", "opponent", "last", "pending", "prev_distance")
+
+    def __init__(self, cfg: Config, num_players: int, seed: int | None, venv: VectorEnv | None = None):
+        self.n = num_players
+        self.start_score = float(make_rules(cfg.rules, **cfg.overrides).start_score)
+        if venv is not None:  # restored from a checkpoint: the arrays follow
+            self.venv, self.B = venv, venv.num_envs
+            return
+        self.venv = VectorEnv(num_envs=cfg.num_envs, num_players=num_players, rules=cfg.rules, seed=seed, **cfg.overrides)
+        self.obs, self.mask, self.seat = self.venv.reset()
+        B = self.B = cfg.num_envs
+        self.learner = np.zeros((B, num_players), dtype=bool)
+        self.opponent = np.zeros(B, dtype=np.int64)  # pool index (0 = self)
+        self.last = np.full((B, num_players), -1, dtype=np.int64)  # open transition per seat
+        self.pending = np.zeros((B, num_players), dtype=np.float32)  # reward since that decision
+        self.prev_distance = np.full((B, num_players), abs(self.start_score), dtype=np.float32)
+
+    def assign(self, games: np.ndarray, rng: np.random.Generator, pool: "Pool") -> None:
+        """Draw an opponent and the learner's seat(s) for new games."""
+        if len(games) == 0:
+            return
+        opp = pool.sample(len(games), rng)
+        self.opponent[games] = opp
+        self.learner[games] = False
+        seats = rng.integers(self.n, size=len(games))
+        self.learner[games, seats] = True
+        self.learner[games[opp == 0]] = True  # self-play: every seat is the learner
+
+    def state(self) -> dict:
+        return {"n": self.n, "venv": engine_state(self.venv), **to_plain({k: getattr(self, k) for k in self.ARRAYS})}
+
+    @classmethod
+    def from_state(cls, cfg: Config, state: dict) -> "Arena":
+        arena = cls(cfg, state["n"], None, venv=engine_from_state(state["venv"]))
+        for key in cls.ARRAYS:
+            setattr(arena, key, state[key].numpy().copy())
+        return arena
+
+
+# ---------------------------------------------------------------------- pool
+class Pool:
+    """Opponents: index 0 is the learner itself, then registry bots, then snapshots."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        self.names = ["self"] + list(cfg.opponents)
+        self.snapshots: dict[int, dict] = {}  # pool index -> state_dict
+        self.win_ema = np.full(len(self.names), 1.0 / max(cfg.players), dtype=np.float64)
+        self.games = np.zeros(len(self.names), dtype=np.int64)
+        self.agents: dict[int, Any] = {}  # built lazily
+
+    def add_snapshot(self, state_dict: dict, step: int) -> None:
+        if self.cfg.pool_size <= 0:
+            return
+        snaps = [i for i in range(len(self.names)) if i in self.snapshots]
+        if len(snaps) >= self.cfg.pool_size:  # retire the oldest snapshot's slot
+            idx = snaps[0]
+            del self.snapshots[idx]
+            self.agents.pop(idx, None)
+        else:
+            idx = len(self.names)
+            self.names.append("")
+            self.win_ema = np.append(self.win_ema, 1.0 / max(self.cfg.players))
+            self.games = np.append(self.games, 0)
+        self.names[idx] = f"snapshot@{step}"
+        self.snapshots[idx] = {k: v.detach().clone() for k, v in state_dict.items()}
+        self.win_ema[idx] = 1.0 / max(self.cfg.players)
+        self.games[idx] = 0
+
+    def probabilities(self) -> np.ndarray:
+        if len(self.names) == 1:  # nothing but self-play (no opponents, no snapshot yet)
+            return np.ones(1)
+        weights = np.clip(1.0 - self.win_ema[1:], 0.02, 1.0) ** self.cfg.pfsp_power
+        probs = np.concatenate([[self.cfg.self_play_frac], (1 - self.cfg.self_play_frac) * weights / weights.sum()])
+        return probs / probs.sum()
+
+    def sample(self, k: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.choice(len(self.names), size=k, p=self.probabilities())
+
+    def record(self, opponent: np.ndarray, learner_won: np.ndarray) -> None:
+        for idx, won in zip(opponent, learner_won):
+            self.games[idx] += 1
+            self.win_ema[idx] += 0.02 * (float(won) - self.win_ema[idx])
+
+    def is_prior_bot(self, idx: int) -> bool:
+        """Whether opponent ``idx`` is the policy's prior bot itself (the same deterministic
+        bot: its actions are the argmax of the prior's values)."""
+        return bool(self.cfg.prior) and idx not in self.snapshots and self.names[idx] == self.cfg.prior
+
+    def uses_prior(self, idx: int) -> bool:
+        """Whether opponent ``idx`` needs the prior bot's values (it is that bot, or a
+        snapshot of a policy with that prior)."""
+        return self.is_prior_bot(idx) or (bool(self.cfg.prior) and idx in self.snapshots)
+
+    def agent(self, idx: int, device):
+        """The bot (or frozen network) for pool index ``idx``."""
+        if idx not in self.agents:
+            if idx in self.snapshots:
+                from agents.ppo import policy_from_weights
+
+                net = policy_from_weights(self.snapshots[idx], tuple(self.cfg.hidden), self.cfg.prior)
+                self.agents[idx] = net.to(device).eval()
+            else:
+                from agents.registry import make_agent
+
+                self.agents[idx] = make_agent(self.names[idx], seed=self.cfg.seed + idx)
+        return self.agents[idx]
+
+    def state(self) -> dict:
+        """Plain data: names, statistics, snapshot weights and the random states of the
+        registry bots built so far (networks are rebuilt from their weights)."""
+        return {
+            "names": list(self.names), "snapshots": self.snapshots,
+            "win_ema": to_plain(self.win_ema), "games": to_plain(self.games),
+            "bots": {i: generator_states(a) for i, a in self.agents.items() if i not in self.snapshots},
+        }
+
+    @classmethod
+    def from_state(cls, cfg: Config, state: dict, device) -> "Pool":
+        pool = cls(cfg)
+        pool.names = list(state["names"])
+        pool.snapshots = dict(state["snapshots"])
+        pool.win_ema = state["win_ema"].numpy().copy()
+        pool.games = state["games"].numpy().copy()
+        for idx, generators in state["bots"].items():
+            set_generator_states(pool.agent(idx, device), generators)
+        return pool

@@ -1,0 +1,118 @@
+"""The training checkpoint: a run as plain data, loaded without running any code.
+
+``checkpoint.pt`` holds only tensors, numbers, strings, lists, tuples and dicts, and is
+read with ``torch.load(weights_only=True)``: a crafted file cannot run code, and nothing
+refers to classes of ``train.py`` or ``__main__`` (a run resumes the same from the command
+line and from ``train.main([...])``)::
+
+    {"format": "redbeard-train", "version": 1, "config": {...Config fields...},
+     "net": state_dict, "optimizer": state_dict, "torch_rng": uint8 tensor,
+     "pool_rng": numpy generator state, "pool": Pool.state(), "arenas": [Arena.state()],
+     "carry": {name: tensor} or None, "counters": {...}, "ret_stats": tensor,
+     "recent_wins": [float]}
+
+``policy.pt`` beside it is the policy alone (agents/ppo.py's format).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from .config import Config, ConfigError, from_dict, resume_changes
+from .pool import Arena, Pool, from_plain, to_plain
+
+FORMAT = "redbeard-train"
+VERSION = 1
+
+
+def save_run(run) -> None:
+    """Write ``policy.pt`` and ``checkpoint.pt`` (each to a temporary file first, so an
+    interrupted write never leaves a half-written checkpoint)."""
+    import torch
+
+    from agents.ppo import save_checkpoint
+
+    cfg = run.cfg
+    save_checkpoint(run.run_dir / "policy.pt", run.net, rules=_rules(cfg), num_players=cfg.players[0] if len(cfg.players) == 1 else None,
+                    config=dataclasses.asdict(cfg),
+                    meta={"global_step": run.counters["global_step"], "updates": run.counters["update"], "wall_seconds": run.counters["seconds"]})
+    payload = {
+        "format": FORMAT, "version": VERSION, "config": dataclasses.asdict(cfg),
+        "net": run.net.state_dict(), "optimizer": run.optimizer.state_dict(), "torch_rng": torch.get_rng_state(),
+        "pool_rng": run.pool_rng.bit_generator.state, "pool": run.pool.state(), "arenas": [a.state() for a in run.arenas],
+        "carry": to_plain(run.carry), "counters": dict(run.counters), "ret_stats": to_plain(run.ret_stats),
+        "recent_wins": [float(w) for w in run.recent_wins],
+    }
+    tmp = run.run_dir / "checkpoint.pt.tmp"
+    torch.save(payload, tmp)
+    tmp.replace(run.run_dir / "checkpoint.pt")
+
+
+def _rules(cfg: Config):
+    from redbeard_env.rules import make_rules
+
+    return make_rules(cfg.rules, **cfg.overrides)
+
+
+def load_payload(path: Path) -> dict:
+    """The checkpoint's plain data; ``ConfigError`` for a missing, corrupt, foreign or
+    unsafe file (its code, if any, never runs)."""
+    import torch
+
+    if not path.is_file():
+        raise ConfigError(f"cannot resume: {path} does not exist (is {path.parent} a run directory?)")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        if "weights_only" in str(exc).lower() or "weights only" in str(exc).lower():
+            raise ConfigError(f"{path} was refused: it holds objects other than tensors and plain data "
+                              f"(an old or crafted file; loading it could run code)") from None
+        raise ConfigError(f"{path} is corrupt or not a torch checkpoint: {exc}") from None
+    except Exception as exc:  # torch raises many kinds for a damaged file
+        raise ConfigError(f"{path} is corrupt or not a torch checkpoint: {exc}") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise ConfigError(f"{path} is not a redbeard training checkpoint (no format tag {FORMAT!r})")
+    if payload.get("version") != VERSION:
+        raise ConfigError(f"{path} has training checkpoint version {payload.get('version')}; this code reads {VERSION}")
+    return payload
+
+
+def resume_run(run_dir: Path, asked: Config, device):
+    """The run saved in ``run_dir``, continued with the budget of ``asked`` (total_steps,
+    max_minutes, stop_after); any other change to the config is a ``ConfigError``."""
+    import torch
+
+    from agents.ppo import policy_from_weights
+
+    from .loop import Run
+
+    payload = load_payload(run_dir / "checkpoint.pt")
+    try:
+        saved = from_dict(payload["config"], source=str(run_dir / "checkpoint.pt"))
+    except ConfigError as exc:
+        raise ConfigError(f"{run_dir} was written by an older train.py ({exc}); start a new run, "
+                          f"optionally with --init-from <its policy.pt> if the network still loads") from None
+    cfg = resume_changes(saved, asked)
+    if cfg != saved:  # a longer budget: the run directory's config says so
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+    net = policy_from_weights(payload["net"], tuple(cfg.hidden), cfg.prior).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    optimizer.load_state_dict(payload["optimizer"])
+    torch.set_rng_state(payload["torch_rng"])
+    pool_rng = np.random.default_rng()
+    pool_rng.bit_generator.state = payload["pool_rng"]
+    return Run(
+        cfg, run_dir, net, optimizer,
+        pool=Pool.from_state(cfg, payload["pool"], device),
+        pool_rng=pool_rng,
+        arenas=[Arena.from_state(cfg, a) for a in payload["arenas"]],
+        carry=from_plain(payload["carry"]),
+        counters=dict(payload["counters"]),
+        ret_stats=from_plain(payload["ret_stats"]),
+        recent_wins=list(payload["recent_wins"]),
+    )

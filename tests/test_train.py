@@ -1,0 +1,273 @@
+"""The trainer (redbeard_train): configs checked up front, safe checkpoints, exact resume,
+smoke runs with tiny budgets."""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import redbeard_train as train  # noqa: E402
+from agents.ppo import PolicyNet, load_checkpoint  # noqa: E402
+from redbeard_env.rules import make_rules  # noqa: E402
+from redbeard_train.config import CONFIG_DIR, ConfigError, from_dict  # noqa: E402
+from redbeard_train.pool import Pool  # noqa: E402
+
+
+def smoke_config(tmp_path: Path, **changes) -> train.Config:
+    cfg = train.load_config("smoke")
+    return dataclasses.replace(cfg, run_dir=str(tmp_path), **changes)
+
+
+def load(path: Path) -> dict:
+    return torch.load(path, weights_only=True)
+
+
+# ---------------------------------------------------------------------- configs
+def test_config_files_parse_and_cli_overrides():
+    for path in sorted(CONFIG_DIR.glob("*.yaml")):
+        cfg = train.load_config(str(path))
+        make_rules(cfg.rules, **cfg.overrides)
+    cfg, resume = train.parse_args(["--config", "smoke", "--total-steps", "2e6", "--players", "3", "5",
+                                    "--overrides", "leader=trick_winner", "join_at=3", "--anneal-lr", "False"])
+    assert cfg.total_steps == 2_000_000 and cfg.players == [3, 5] and resume is None
+    assert cfg.overrides == {"leader": "trick_winner", "join_at": 3} and cfg.anneal_lr is False
+    assert cfg.num_envs == 64  # from configs/smoke.yaml, untouched
+    with pytest.raises(ConfigError, match="unknown config field"):
+        from_dict({"learning_rat": 1.0})
+    with pytest.raises(ConfigError, match="no config"):
+        train.load_config("no_such_config")
+
+
+def test_help_explains_every_field(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        train.parse_args(["--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    for f in dataclasses.fields(train.Config):
+        assert "--" + f.name.replace("_", "-") in text, f.name
+    assert "Duplicate games per evaluation" in text  # a field's docstring
+    assert "--resume" in text and "--config" in text
+
+
+BAD_VALUES = [  # (flags, field named in the message, what the message says is allowed)
+    (["--num-envs", "0"], "num_envs", ">= 1"),
+    (["--num-envs", "many"], "num_envs", "whole number"),
+    (["--total-steps", "2500.5"], "total_steps", "whole number"),
+    (["--gamma", "high"], "gamma", "a number"),
+    (["--anneal-lr", "maybe"], "anneal_lr", "true or false"),
+    (["--reward", "lose"], "reward", "'win', 'shaped'"),
+    (["--overrides", "leader"], "overrides", "FIELD=VALUE"),
+    (["--num-steps", "-3"], "num_steps", ">= 1"),
+    (["--gamma", "1.5"], "gamma", r"\[0, 1\]"),
+    (["--self-play-frac", "-0.1"], "self_play_frac", r"\[0, 1\]"),
+    (["--max-minutes", "inf"], "max_minutes", "finite"),
+    (["--learning-rate", "nan"], "learning_rate", "finite"),
+    (["--learning-rate", "0"], "learning_rate", "> 0"),
+    (["--players", "4", "8"], "players", "3..7"),
+    (["--players", "4", "4"], "players", "at most once"),
+    (["--hidden", "64", "0"], "hidden", ">= 1"),
+    (["--opponents", "heuristic", "nosuchbot"], "opponents", "unknown agent 'nosuchbot'"),
+    (["--opponents", "heuristic:aggression=0.5"], "opponents", "no parameter 'aggression'"),
+    (["--opponents", "ppo:no_such_checkpoint"], "opponents", "no PPO checkpoint"),
+    (["--overrides", "leader=nobody"], "overrides", "leader"),
+    (["--rules", "poker"], "rules", "classic"),
+    (["--device", "tpu"], "device", "cpu"),
+    (["--exp-name", "a/b"], "exp_name", "path separators"),
+    (["--init-from", "no_such_policy.pt"], "init_from", "no PPO checkpoint"),
+]
+
+
+@pytest.mark.parametrize("flags, field, allowed", BAD_VALUES, ids=[b[0][0] + "=" + b[0][-1] for b in BAD_VALUES])
+def test_a_bad_value_exits_with_one_line_and_no_run_directory(tmp_path, capsys, flags, field, allowed):
+    with pytest.raises(SystemExit) as exit_:
+        train.main(["--config", "smoke", "--run-dir", str(tmp_path / "runs"), *flags])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith("train.py: error:") and field in err
+    assert re.search(allowed, err), err
+    assert not (tmp_path / "runs").exists()  # nothing written
+
+
+@pytest.mark.parametrize("text, field", [
+    ("anneal_lr: maybe", "anneal_lr"),  # a boolean must be a boolean, not "maybe" -> False
+    ("num_envs: 12.5", "num_envs"),
+    ("total_steps: 1e400", "total_steps"),
+    ("players: [4, two]", "players"),
+    ("reward: lose", "reward"),
+    ("opponents: heuristic", None),  # a single spec is a list of one: fine
+])
+def test_yaml_values_are_typed_and_checked(tmp_path, text, field):
+    path = tmp_path / "mine.yaml"
+    path.write_text(f"num_steps: 4\n{text}\n")
+    if field is None:
+        assert train.load_config(str(path)).opponents == ["heuristic"]
+        return
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        train.load_config(str(path))
+
+
+def test_config_values_are_coerced_once_checked():
+    cfg = from_dict({"total_steps": "2e6", "learning_rate": 1, "players": 5, "prior": None})
+    assert (cfg.total_steps, cfg.learning_rate, cfg.players, cfg.prior) == (2_000_000, 1.0, [5], "")
+    assert isinstance(cfg.learning_rate, float)
+
+
+# ---------------------------------------------------------------------- smoke runs
+def test_the_pool_knows_which_opponents_share_the_prior_call(tmp_path):
+    # opponents that are the prior bot take its argmax; other specs are other bots
+    cfg = smoke_config(tmp_path, opponents=["heuristic", "heuristic:win_value=6", "random"])
+    pool = Pool(cfg)
+    pool.add_snapshot(PolicyNet(hidden=(8,), prior="heuristic").state_dict(), step=1)
+    assert [pool.is_prior_bot(i) for i in range(5)] == [False, True, False, False, False]
+    assert [pool.uses_prior(i) for i in range(5)] == [False, True, False, False, True]  # the snapshot has the prior
+    plain = Pool(dataclasses.replace(cfg, prior=""))
+    assert not any(plain.is_prior_bot(i) or plain.uses_prior(i) for i in range(4))
+
+
+def test_a_pool_without_opponents_plays_itself_until_the_first_snapshot(tmp_path):
+    pool = Pool(smoke_config(tmp_path, opponents=[], self_play_frac=0.3))
+    assert list(pool.sample(5, np.random.default_rng(0))) == [0] * 5
+    pool.add_snapshot(PolicyNet(hidden=(64, 64)).state_dict(), step=1)
+    assert np.allclose(pool.probabilities(), [0.3, 0.7])
+
+
+@pytest.mark.parametrize("prior", ["heuristic", ""])
+def test_smoke_training_run(tmp_path, prior):
+    # with the prior, heuristic opponents take their actions from the shared prior call
+    cfg = smoke_config(tmp_path, prior=prior, opponents=["heuristic", "random"] if prior else ["random"])
+    out = train.train(cfg, quiet=True)
+    run_dir = Path(out["run_dir"])
+    assert out["updates"] == cfg.total_steps // (cfg.num_envs * cfg.num_steps)
+    assert all(np.isfinite(v) for v in out["losses"].values())
+    assert list(run_dir.glob("events.out.tfevents.*")), "no TensorBoard event file"
+    assert (run_dir / "checkpoint.pt").is_file() and (run_dir / "policy.pt").is_file()
+    net, payload = load_checkpoint(str(run_dir / "policy.pt"))
+    assert payload["meta"]["global_step"] == out["global_step"] > 0
+    assert payload["prior"] == net.prior == prior
+    if prior:  # the learned prior scales moved away from their start
+        assert not torch.allclose(net.prior_log_scale.exp(), torch.full((2,), cfg.prior_scale))
+    with pytest.raises(ValueError, match="init_from .* prior"):  # the other prior cannot continue these weights
+        train.train(smoke_config(tmp_path / "other", prior="" if prior else "heuristic", init_from=str(run_dir / "policy.pt")), quiet=True)
+    assert not (tmp_path / "other").exists()  # a refused config leaves no run directory behind
+
+
+def test_a_time_budget_ends_the_run_early_with_a_checkpoint(tmp_path):
+    cfg = smoke_config(tmp_path, max_minutes=1e-5)  # 0.6 ms: over after the first update
+    out = train.train(cfg, quiet=True)
+    assert out["updates"] == 1 < cfg.total_steps // (cfg.num_envs * cfg.num_steps)
+    state = load(Path(out["run_dir"]) / "checkpoint.pt")
+    assert state["counters"]["update"] == 1 and state["counters"]["seconds"] > 60 * cfg.max_minutes
+    with pytest.raises(ValueError, match="'max_minutes' = -1.0: must be >= 0"):
+        train.train(smoke_config(tmp_path, max_minutes=-1), quiet=True)
+
+
+# ---------------------------------------------------------------------- exact resume
+# Snapshots (every 2 updates), the heuristic prior, heuristic and random opponents and a
+# periodic evaluation (every 2 updates): everything that draws random numbers is on.
+# Games from 2 points end within a round or two, so new games meet the snapshots early.
+RESUME_FLAGS = ["--config", "smoke", "--total-steps", str(64 * 16 * 5), "--snapshot-every", "2",
+                "--opponents", "heuristic", "random", "--prior", "heuristic", "--self-play-frac", "0.1",
+                "--overrides", "start_score=2", "--eval-every", "2", "--eval-games", "8", "--checkpoint-every", "2"]
+
+
+def assert_same_run(a_dir: Path, b_dir: Path) -> None:
+    a, b = load(a_dir / "checkpoint.pt"), load(b_dir / "checkpoint.pt")
+    for key in a["net"]:
+        assert torch.equal(a["net"][key], b["net"][key]), key
+    for key, value in a["optimizer"]["state"].items():
+        for name in value:
+            assert torch.equal(value[name], b["optimizer"]["state"][key][name]), (key, name)
+    assert torch.equal(a["torch_rng"], b["torch_rng"]) and a["pool_rng"] == b["pool_rng"]
+    assert a["pool"]["names"] == b["pool"]["names"] and torch.equal(a["pool"]["win_ema"], b["pool"]["win_ema"])
+    for key in ("obs", "mask", "learner", "opponent", "last", "pending"):
+        assert torch.equal(a["arenas"][0][key], b["arenas"][0][key]), key
+    a["counters"].pop("seconds"), b["counters"].pop("seconds")
+    assert a["counters"] == b["counters"] and a["recent_wins"] == b["recent_wins"]
+
+
+@pytest.mark.parametrize("stop_at", [1, 3])  # 3: between snapshots (they come at 2 and 4)
+def test_resume_at_any_update_ends_bit_identical(tmp_path, stop_at):
+    straight = train.main([*RESUME_FLAGS, "--run-dir", str(tmp_path / "a")])
+    assert straight["updates"] == 5
+    games = load(Path(straight["run_dir"]) / "checkpoint.pt")["pool"]["games"]
+    assert games[3] > 0  # the learner met the first snapshot
+    first = train.main([*RESUME_FLAGS, "--run-dir", str(tmp_path / "b"), "--stop-after", str(stop_at)])
+    assert first["updates"] == stop_at
+    first_seconds = load(Path(first["run_dir"]) / "checkpoint.pt")["counters"]["seconds"]
+    resumed = train.main(["--resume", first["run_dir"]])  # the Python API, like the command line
+    assert resumed["updates"] == straight["updates"] and resumed["global_step"] == straight["global_step"]
+    assert_same_run(Path(straight["run_dir"]), Path(resumed["run_dir"]))
+    # wall time adds up over the invocations (what max_minutes budgets)
+    assert 0 < first_seconds < load(Path(resumed["run_dir"]) / "checkpoint.pt")["counters"]["seconds"]
+    # the periodic evaluations saw the same policies
+    def scores(ev):  # per lineup seat, without the run-specific policy path and timings
+        return [{k: v for k, v in row.items() if "ms" not in k and "second" not in k} for row in ev["agents"].values()]
+    assert scores(straight["eval"]) == scores(resumed["eval"])
+
+
+def test_resume_extends_the_budget_and_refuses_other_changes(tmp_path, capsys):
+    first = train.main(["--config", "smoke", "--run-dir", str(tmp_path), "--total-steps", str(64 * 16 * 2)])
+    assert first["updates"] == 2
+    capsys.readouterr()
+    for flags in (["--learning-rate", "0.1"], ["--num-envs", "32"], ["--config", "smoke"]):
+        with pytest.raises(SystemExit) as exit_:
+            train.main(["--resume", first["run_dir"], *flags])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert "resume" in err and len(err.strip().splitlines()) == 1, err
+    more = train.main(["--resume", first["run_dir"], "--total-steps", str(64 * 16 * 3)])
+    assert more["updates"] == 3 and more["global_step"] == 64 * 16 * 3
+    assert "total_steps: 3072" in (Path(first["run_dir"]) / "config.yaml").read_text()
+
+
+def test_resuming_a_run_of_an_older_train_py_is_a_clear_error(tmp_path):
+    first = train.train(smoke_config(tmp_path, stop_after=1), quiet=True)
+    path = Path(first["run_dir"]) / "checkpoint.pt"
+    state = load(path)
+    state["config"]["bc_teacher"] = "heuristic"  # a field this train.py no longer has
+    torch.save(state, path)
+    with pytest.raises(ValueError, match=r"older train.py .*bc_teacher"):
+        train.train(smoke_config(tmp_path), resume=first["run_dir"], quiet=True)
+
+
+# ---------------------------------------------------------------------- unsafe files
+class WouldRunCode:
+    """Unpickling this calls Path.touch on the marker: the code a crafted file would run."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (pathlib.Path.touch, (pathlib.Path(self.marker),))
+
+
+def test_a_crafted_checkpoint_is_refused_without_running_its_code(tmp_path, capsys):
+    from agents.registry import make_agent
+
+    marker = tmp_path / "pwned"
+    evil = tmp_path / "evil.pt"
+    torch.save({"format": "redbeard-ppo", "version": 3, "payload": WouldRunCode(marker)}, evil)
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    torch.save({"format": "redbeard-train", "version": 1, "config": WouldRunCode(marker)}, run_dir / "checkpoint.pt")
+    with pytest.raises(ValueError, match="refused"):
+        load_checkpoint(str(evil))
+    with pytest.raises(ValueError, match="refused"):
+        make_agent(f"ppo:{evil}")
+    for argv in (["--config", "smoke", "--run-dir", str(tmp_path / "runs"), "--init-from", str(evil)],
+                 ["--config", "smoke", "--run-dir", str(tmp_path / "runs"), "--opponents", f"ppo:{evil}"],
+                 ["--resume", str(run_dir)]):
+        with pytest.raises(SystemExit) as exit_:
+            train.main(argv)
+        assert exit_.value.code == 2 and "refused" in capsys.readouterr().err
+    assert not marker.exists()
+    torch.load(evil, weights_only=False)  # the file is real: an unsafe load runs its code
+    assert marker.exists()
