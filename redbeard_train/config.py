@@ -24,7 +24,7 @@ from redbeard_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, make_rules, pa
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 #: fields a resumed run may change: its budget and where this invocation stops
-RESUME_FIELDS = ("total_steps", "max_minutes", "stop_after")
+RESUME_FIELDS = ("total_steps", "max_minutes", "stop_after", "backend", "ray_address")
 
 
 class ConfigError(ValueError):
@@ -86,6 +86,7 @@ def _choice(*choices: str):
 
 Prior = _choice("", "heuristic")
 Reward = _choice("win", "shaped")
+Backend = _choice("local", "ray")
 
 
 @dataclass
@@ -169,6 +170,14 @@ class Config:
     """Start from the weights of a policy checkpoint (path or shipped name)."""
     stop_after: Count = 0
     """End this invocation after this many updates; --resume continues (0 = run to the end)."""
+    rollout_workers: Count = 1
+    """Workers the games are split over (each plays num_envs / rollout_workers games per
+    player count); a run is the same for a fixed seed and worker count on either backend."""
+    backend: Backend = "local"
+    """Where rollout workers run: local (one after another, in this process) or ray (Ray
+    actors in parallel)."""
+    ray_address: str = ""
+    """Ray cluster to join with backend ray ("" = $RAY_ADDRESS, else an embedded local Ray)."""
     max_minutes: Number = 0.0
     """Wall-clock budget of the run, resumes added up (0 = none); the learning rate anneals
     over steps or time, whichever runs out first (a time budget makes the schedule, and so
@@ -266,7 +275,7 @@ def check_config(cfg: Config) -> Config:
 
     if not cfg.exp_name or "/" in cfg.exp_name or "\\" in cfg.exp_name:
         _fail("exp_name", cfg.exp_name, "must be a non-empty name without path separators")
-    for name in ("total_steps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "torch_threads"):
+    for name in ("total_steps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "torch_threads", "rollout_workers"):
         at_least(name, 1)
     for name in ("seed", "snapshot_every", "pool_size", "eval_every", "eval_games", "checkpoint_every", "stop_after",
                  "ent_coef", "vf_coef", "target_kl", "pfsp_power", "max_minutes"):
@@ -275,6 +284,13 @@ def check_config(cfg: Config) -> Config:
         fraction(name)
     for name in ("learning_rate", "prior_scale", "clip_coef", "max_grad_norm"):
         positive(name)
+    if cfg.rollout_workers > cfg.num_envs:
+        _fail("rollout_workers", cfg.rollout_workers, f"must be <= num_envs ({cfg.num_envs}): every worker plays games")
+    if cfg.backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            _fail("backend", cfg.backend, "needs Ray: pip install -e '.[ray]'")
     if not cfg.hidden or min(cfg.hidden) < 1:
         _fail("hidden", cfg.hidden, "must be a non-empty list of layer widths >= 1")
     if cfg.device != "cpu" and not cfg.device.startswith("cuda"):

@@ -45,12 +45,9 @@ from typing import Any
 import numpy as np
 import yaml
 
-from redbeard_env.cards import NUM_ACTIONS
-from redbeard_env.rules import make_rules
-
-from .buffer import Buffer
 from .config import Config, ConfigError, check_config
-from .pool import Arena, Pool
+from .pool import Pool
+from .rollout import make_workers
 from . import state as checkpoints
 
 
@@ -62,10 +59,8 @@ class Run:
     run_dir: Path
     net: Any
     optimizer: Any
-    pool: Pool
-    pool_rng: np.random.Generator
-    arenas: list[Arena]
-    carry: dict | None
+    pool: Pool  # the learner's: names, snapshots, statistics (the workers' bots live in the workers)
+    workers: Any  # rollout.LocalWorkers or rollout.RayWorkers
     counters: dict
     ret_stats: np.ndarray  # running mean, variance, count of returns
     recent_wins: list
@@ -86,8 +81,6 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from agents.ppo import prior_agent
-
     torch.set_num_threads(cfg.torch_threads)
     if cfg.device.startswith("cuda") and not torch.cuda.is_available():
         raise ConfigError(f"config field 'device' = {cfg.device!r}: torch sees no CUDA device")
@@ -98,8 +91,7 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
     if not resume:
         writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
 
-    prior_bot = prior_agent(cfg.prior) if cfg.prior else None
-    num_updates = max(1, cfg.total_steps // (cfg.num_steps * cfg.num_envs * len(run.arenas)))
+    num_updates = max(1, cfg.total_steps // (cfg.num_steps * cfg.num_envs * len(cfg.players)))
     progress = tqdm(total=num_updates, initial=run.counters["update"], desc="train", unit="upd", disable=quiet, dynamic_ncols=True)
     start_time, start_step = time.time(), run.counters["global_step"]
     seconds_before = run.counters["seconds"]  # wall time of earlier invocations of this run
@@ -117,8 +109,7 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
         if cfg.anneal_lr:
             run.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - done_fraction())
 
-        buf = collect_rollout(run, prior_bot, device)
-        batch, returns = compute_advantages(run, buf)
+        batch, returns = collect_rollout(run)
         losses = ppo_update(run, batch, returns, device)
 
         run.counters["update"] += 1
@@ -141,6 +132,7 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
                 results["eval"] = ev
     progress.close()
     writer.close()
+    run.workers.close()
     results["wall_seconds"] = time.time() - start_time
     return results
 
@@ -164,110 +156,29 @@ def start_run(cfg: Config, device) -> Run:
                               f"the config asks for {cfg.hidden} and {cfg.prior!r}")
         net.load_state_dict(init_net.state_dict())
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-    pool_rng = np.random.default_rng(cfg.seed)
-    pool = Pool(cfg)
-    arenas = [Arena(cfg, n, cfg.seed * 1000 + n) for n in cfg.players]
-    for a in arenas:
-        a.assign(np.arange(a.B), pool_rng, pool)
+    workers = make_workers(cfg, net)
     run_dir = Path(cfg.run_dir) / f"{cfg.exp_name}__{cfg.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
-    return Run(cfg, run_dir, net, optimizer, pool, pool_rng, arenas, carry=None,
+    return Run(cfg, run_dir, net, optimizer, Pool(cfg), workers,
                counters={"global_step": 0, "update": 0, "episodes": 0, "seconds": 0.0},
                ret_stats=np.array([0.0, 1.0, 1e-4]), recent_wins=[])
 
 
-# ====================================================================== rollout
-def collect_rollout(run: Run, prior_bot, device) -> Buffer:
-    """``num_steps`` steps of every arena; the learner's decisions go into the buffer."""
-    import torch
-
-    cfg, pool, net = run.cfg, run.pool, run.net
-    buf = Buffer(run.carry)
-    net.eval()
-    uses_prior = np.array([pool.uses_prior(i) for i in range(len(pool.names))])
-    with torch.no_grad():
-        for _ in range(cfg.num_steps):
-            for arena in run.arenas:
-                rows = np.arange(arena.B)
-                acting_learner = arena.learner[rows, arena.seat]
-                actions = np.empty(arena.B, dtype=np.int64)
-                lrn = np.flatnonzero(acting_learner)
-                opp_rows = np.flatnonzero(~acting_learner)
-                # One call of the prior bot serves the learner's prior, the frozen
-                # snapshots' priors and the opponents that are that bot.
-                values = np.zeros((arena.B, NUM_ACTIONS))
-                if prior_bot is not None:
-                    shared = np.sort(np.concatenate([lrn, opp_rows[uses_prior[arena.opponent[opp_rows]]]]))
-                    if len(shared):
-                        values[shared] = prior_bot.action_values(arena.obs[shared], arena.mask[shared])
-                if len(lrn):
-                    feats = net.features(arena.obs[lrn], arena.mask[lrn], values[lrn] if prior_bot else None)
-                    act, logp, value = net.act(torch.as_tensor(feats, device=device),
-                                               torch.as_tensor(arena.mask[lrn], device=device).bool())
-                    act_np = act.cpu().numpy()
-                    actions[lrn] = act_np
-                    idx = buf.add(feats, arena.mask[lrn], act_np, logp.cpu().numpy(), run.ret_denorm(value.cpu().numpy()))
-                    seats = arena.seat[lrn]
-                    prev = arena.last[lrn, seats]
-                    linked = prev >= 0
-                    buf.link(prev[linked], idx[linked], arena.pending[lrn[linked], seats[linked]])
-                    arena.pending[lrn, seats] = 0.0
-                    arena.last[lrn, seats] = idx
-                for k in np.unique(arena.opponent[opp_rows]):
-                    sel = opp_rows[arena.opponent[opp_rows] == k]
-                    if pool.is_prior_bot(int(k)):
-                        actions[sel] = values[sel].argmax(1)  # what its act_batch returns
-                        continue
-                    agent = pool.agent(int(k), device)
-                    if hasattr(agent, "act_batch"):
-                        actions[sel] = agent.act_batch(arena.obs[sel], arena.mask[sel])
-                    else:  # a frozen snapshot network
-                        o = agent.features(arena.obs[sel], arena.mask[sel], values[sel] if prior_bot else None)
-                        actions[sel] = agent.act(torch.as_tensor(o, device=device),
-                                                 torch.as_tensor(arena.mask[sel], device=device).bool())[0].cpu().numpy()
-                step_arena(run, arena, actions, buf)
-            run.counters["global_step"] += cfg.num_envs * len(run.arenas)
-    return buf
-
-
-def step_arena(run: Run, arena: Arena, actions: np.ndarray, buf: Buffer) -> None:
-    """Play one step; credit rewards to the learner's open decisions, close finished
-    games' chains and seat new opponents there."""
-    cfg = run.cfg
-    arena.obs, arena.mask, arena.seat, rewards, terminated, truncated, info = arena.venv.step(actions)
-    arena.pending += np.where(arena.learner, rewards, 0.0)
-    if cfg.reward == "shaped":
-        rounds = np.flatnonzero(info["round_over"])
-        if len(rounds):
-            dist = np.abs(info["round_score"][rounds] if "round_score" in info else info["score"][rounds]).astype(np.float32)
-            gain = (arena.prev_distance[rounds] - dist) / arena.start_score
-            arena.pending[rounds] += np.where(arena.learner[rounds], cfg.shaping_coef * gain, 0.0)
-            arena.prev_distance[rounds] = dist
-    done = np.flatnonzero(terminated | truncated)
-    if len(done):
-        g_idx, s_idx = np.nonzero(arena.last[done] >= 0)
-        buf.finish(arena.last[done][g_idx, s_idx], arena.pending[done][g_idx, s_idx])
-        arena.last[done] = -1
-        arena.pending[done] = 0.0
-        winner = info["winner"][done]
-        not_self = arena.opponent[done] != 0
-        learner_won = arena.learner[done, np.maximum(winner, 0)] & (winner >= 0)
-        run.pool.record(arena.opponent[done][not_self], learner_won[not_self])
-        run.recent_wins.extend(learner_won[not_self].astype(float).tolist())
-        run.counters["episodes"] += len(done)
-        arena.prev_distance[done] = abs(arena.start_score)
-        arena.assign(done, run.pool_rng, run.pool)
-
-
-# ====================================================================== advantages
-def compute_advantages(run: Run, buf: Buffer) -> tuple[dict, np.ndarray]:
-    """GAE over the rollout; open chains are carried into the next rollout. Updates the
-    running return statistics (the value head learns normalised returns)."""
-    open_tails = np.concatenate([a.last[a.last >= 0] for a in run.arenas])
-    batch, run.carry, remap = buf.finalize(run.cfg.gamma, run.cfg.gae_lambda, open_tails)
-    for a in run.arenas:  # open chains now point into the carried buffer
-        a.last[a.last >= 0] = remap[a.last[a.last >= 0]]
+# ====================================================================== rollout and advantages
+def collect_rollout(run: Run) -> tuple[dict, np.ndarray]:
+    """Every worker plays ``num_steps`` steps and runs GAE over its games; the batches are
+    merged in worker order, the finished games go into the pool's statistics, and the
+    running return statistics (the value head learns normalised returns) take the new
+    returns in."""
+    results = run.workers.rollout(run.net, run.pool.statistics(), run.ret_stats)
+    batch = {key: np.concatenate([r["batch"][key] for r in results]) for key in results[0]["batch"]}
+    for r in results:
+        for opponents, won in r["records"]:
+            run.pool.record(opponents, won)
+            run.recent_wins.extend(won.astype(float).tolist())
+        run.counters["episodes"] += r["episodes"]
+        run.counters["global_step"] += r["steps"]
     returns = batch["adv"] + batch["value"]
     mean, var, count = run.ret_stats
     b_mean, b_var, b_count = returns.mean(), returns.var(), len(returns)

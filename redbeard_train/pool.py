@@ -109,15 +109,15 @@ class Arena:
 
     ARRAYS = ("obs", "mask", "seat", "learner", "opponent", "last", "pending", "prev_distance")
 
-    def __init__(self, cfg: Config, num_players: int, seed: int | None, venv: VectorEnv | None = None):
+    def __init__(self, cfg: Config, num_players: int, num_envs: int, seed: int | None, venv: VectorEnv | None = None):
         self.n = num_players
         self.start_score = float(make_rules(cfg.rules, **cfg.overrides).start_score)
         if venv is not None:  # restored from a checkpoint: the arrays follow
             self.venv, self.B = venv, venv.num_envs
             return
-        self.venv = VectorEnv(num_envs=cfg.num_envs, num_players=num_players, rules=cfg.rules, seed=seed, **cfg.overrides)
+        self.venv = VectorEnv(num_envs=num_envs, num_players=num_players, rules=cfg.rules, seed=seed, **cfg.overrides)
         self.obs, self.mask, self.seat = self.venv.reset()
-        B = self.B = cfg.num_envs
+        B = self.B = num_envs
         self.learner = np.zeros((B, num_players), dtype=bool)
         self.opponent = np.zeros(B, dtype=np.int64)  # pool index (0 = self)
         self.last = np.full((B, num_players), -1, dtype=np.int64)  # open transition per seat
@@ -140,7 +140,8 @@ class Arena:
 
     @classmethod
     def from_state(cls, cfg: Config, state: dict) -> "Arena":
-        arena = cls(cfg, state["n"], None, venv=engine_from_state(state["venv"]))
+        venv = engine_from_state(state["venv"])
+        arena = cls(cfg, state["n"], venv.num_envs, None, venv=venv)
         for key in cls.ARRAYS:
             setattr(arena, key, state[key].numpy().copy())
         return arena
@@ -215,22 +216,29 @@ class Pool:
                 self.agents[idx] = make_agent(self.names[idx], seed=self.cfg.seed + idx)
         return self.agents[idx]
 
+    def statistics(self) -> dict:
+        """What the learner sends its rollout workers each update."""
+        return {"names": list(self.names), "snapshots": self.snapshots, "win_ema": self.win_ema.copy(), "games": self.games.copy()}
+
+    def sync(self, stats: dict) -> None:
+        """Take the learner's names, snapshots and statistics; keep the bots already built
+        for entries that did not change (their random states go on)."""
+        for idx in list(self.agents):
+            if idx >= len(stats["names"]) or stats["names"][idx] != self.names[idx]:
+                del self.agents[idx]
+        self.names = list(stats["names"])
+        self.snapshots = dict(stats["snapshots"])
+        self.win_ema = np.array(stats["win_ema"], dtype=np.float64)
+        self.games = np.array(stats["games"], dtype=np.int64)
+
     def state(self) -> dict:
-        """Plain data: names, statistics, snapshot weights and the random states of the
-        registry bots built so far (networks are rebuilt from their weights)."""
-        return {
-            "names": list(self.names), "snapshots": self.snapshots,
-            "win_ema": to_plain(self.win_ema), "games": to_plain(self.games),
-            "bots": {i: generator_states(a) for i, a in self.agents.items() if i not in self.snapshots},
-        }
+        """Plain data: names, statistics and snapshot weights (the bots a rollout worker
+        built are in that worker's state)."""
+        return {"names": list(self.names), "snapshots": self.snapshots,
+                "win_ema": to_plain(self.win_ema), "games": to_plain(self.games)}
 
     @classmethod
-    def from_state(cls, cfg: Config, state: dict, device) -> "Pool":
+    def from_state(cls, cfg: Config, state: dict) -> "Pool":
         pool = cls(cfg)
-        pool.names = list(state["names"])
-        pool.snapshots = dict(state["snapshots"])
-        pool.win_ema = state["win_ema"].numpy().copy()
-        pool.games = state["games"].numpy().copy()
-        for idx, generators in state["bots"].items():
-            set_generator_states(pool.agent(idx, device), generators)
+        pool.sync({**state, "win_ema": state["win_ema"].numpy(), "games": state["games"].numpy()})
         return pool

@@ -7,9 +7,8 @@ line and from ``train.main([...])``)::
 
     {"format": "redbeard-train", "version": 1, "config": {...Config fields...},
      "net": state_dict, "optimizer": state_dict, "torch_rng": uint8 tensor,
-     "pool_rng": numpy generator state, "pool": Pool.state(), "arenas": [Arena.state()],
-     "carry": {name: tensor} or None, "counters": {...}, "ret_stats": tensor,
-     "recent_wins": [float]}
+     "pool": Pool.state(), "workers": [RolloutWorker.state()] (games, open chains,
+     random states), "counters": {...}, "ret_stats": tensor, "recent_wins": [float]}
 
 ``policy.pt`` beside it is the policy alone (agents/ppo.py's format).
 """
@@ -24,7 +23,8 @@ import numpy as np
 import yaml
 
 from .config import Config, ConfigError, from_dict, resume_changes
-from .pool import Arena, Pool, from_plain, to_plain
+from .pool import Pool, from_plain, to_plain
+from .rollout import make_workers
 
 FORMAT = "redbeard-train"
 VERSION = 1
@@ -44,8 +44,8 @@ def save_run(run) -> None:
     payload = {
         "format": FORMAT, "version": VERSION, "config": dataclasses.asdict(cfg),
         "net": run.net.state_dict(), "optimizer": run.optimizer.state_dict(), "torch_rng": torch.get_rng_state(),
-        "pool_rng": run.pool_rng.bit_generator.state, "pool": run.pool.state(), "arenas": [a.state() for a in run.arenas],
-        "carry": to_plain(run.carry), "counters": dict(run.counters), "ret_stats": to_plain(run.ret_stats),
+        "pool": run.pool.state(), "workers": run.workers.states(),
+        "counters": dict(run.counters), "ret_stats": to_plain(run.ret_stats),
         "recent_wins": [float(w) for w in run.recent_wins],
     }
     tmp = run.run_dir / "checkpoint.pt.tmp"
@@ -104,14 +104,13 @@ def resume_run(run_dir: Path, asked: Config, device):
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     optimizer.load_state_dict(payload["optimizer"])
     torch.set_rng_state(payload["torch_rng"])
-    pool_rng = np.random.default_rng()
-    pool_rng.bit_generator.state = payload["pool_rng"]
+    pool = Pool.from_state(cfg, payload["pool"])
+    if len(payload["workers"]) != cfg.rollout_workers:
+        raise ConfigError(f"{run_dir}: the checkpoint holds {len(payload['workers'])} rollout workers, the config {cfg.rollout_workers}")
+    workers = make_workers(cfg, net, payload["workers"])
+    workers.restore_bots(pool.statistics())
     return Run(
-        cfg, run_dir, net, optimizer,
-        pool=Pool.from_state(cfg, payload["pool"], device),
-        pool_rng=pool_rng,
-        arenas=[Arena.from_state(cfg, a) for a in payload["arenas"]],
-        carry=from_plain(payload["carry"]),
+        cfg, run_dir, net, optimizer, pool, workers,
         counters=dict(payload["counters"]),
         ret_stats=from_plain(payload["ret_stats"]),
         recent_wins=list(payload["recent_wins"]),

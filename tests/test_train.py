@@ -185,10 +185,12 @@ def assert_same_run(a_dir: Path, b_dir: Path) -> None:
     for key, value in a["optimizer"]["state"].items():
         for name in value:
             assert torch.equal(value[name], b["optimizer"]["state"][key][name]), (key, name)
-    assert torch.equal(a["torch_rng"], b["torch_rng"]) and a["pool_rng"] == b["pool_rng"]
+    assert torch.equal(a["torch_rng"], b["torch_rng"])
     assert a["pool"]["names"] == b["pool"]["names"] and torch.equal(a["pool"]["win_ema"], b["pool"]["win_ema"])
-    for key in ("obs", "mask", "learner", "opponent", "last", "pending"):
-        assert torch.equal(a["arenas"][0][key], b["arenas"][0][key]), key
+    for wa, wb in zip(a["workers"], b["workers"], strict=True):
+        for key in ("obs", "mask", "learner", "opponent", "last", "pending"):
+            assert torch.equal(wa["arenas"][0][key], wb["arenas"][0][key]), key
+        assert torch.equal(wa["generator"], wb["generator"]) and wa["pool_rng"] == wb["pool_rng"]
     a["counters"].pop("seconds"), b["counters"].pop("seconds")
     assert a["counters"] == b["counters"] and a["recent_wins"] == b["recent_wins"]
 
@@ -271,3 +273,30 @@ def test_a_crafted_checkpoint_is_refused_without_running_its_code(tmp_path, caps
     assert not marker.exists()
     torch.load(evil, weights_only=False)  # the file is real: an unsafe load runs its code
     assert marker.exists()
+
+
+# ---------------------------------------------------------------------- rollout workers
+WORKER_FLAGS = [*RESUME_FLAGS, "--rollout-workers", "2", "--eval-games", "0", "--total-steps", str(64 * 16 * 4)]
+
+
+def test_two_local_workers_split_the_games_and_resume_exactly(tmp_path):
+    straight = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "a")])
+    state = load(Path(straight["run_dir"]) / "checkpoint.pt")
+    assert [w["arenas"][0]["obs"].shape[0] for w in state["workers"]] == [32, 32]  # 64 games split in two
+    assert straight["global_step"] == 64 * 16 * 4
+    first = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "b"), "--stop-after", "3"])
+    resumed = train.main(["--resume", first["run_dir"]])
+    assert_same_run(Path(straight["run_dir"]), Path(resumed["run_dir"]))
+    one = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "c"), "--rollout-workers", "1"])
+    assert not torch.equal(load(Path(one["run_dir"]) / "checkpoint.pt")["net"]["policy.weight"], state["net"]["policy.weight"])
+
+
+def test_ray_workers_play_the_same_run_as_local_workers(tmp_path, ray_session):
+    local = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "local")])
+    remote = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "ray"), "--backend", "ray"])
+    assert remote["global_step"] == local["global_step"]
+    assert_same_run(Path(local["run_dir"]), Path(remote["run_dir"]))
+    # a run stopped on one backend resumes on the other, exactly
+    first = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "mixed"), "--stop-after", "2"])
+    resumed = train.main(["--resume", first["run_dir"], "--backend", "ray"])
+    assert_same_run(Path(local["run_dir"]), Path(resumed["run_dir"]))
