@@ -15,8 +15,8 @@ agent (pooled): ``heuristic random random random`` reports two rows, and ``rando
 win rate is per seat (comparable with the parity ``1/n``). ``--games`` counts games
 (deals x rotations), rounded up to whole deals.
 
-**Engines.** The batch engine (``redbeard_env.vector.VectorEnv``) when it is available and
-every agent has ``act_batch``; otherwise the reference engine (``game.py``, one Python
+**Engines** (:mod:`redbeard_env.engine`). The batch engine (``redbeard_env.vector.VectorEnv``)
+when every agent has ``act_batch``; otherwise the reference engine (``game.py``, one Python
 game object per slot). Both give the same games for the same seed and agents.
 
 **Outputs** (``--out DIR``): ``results.json`` (per agent spec: ``games``, ``win_rate``,
@@ -63,9 +63,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.registry import make_agent
-from redbeard_env import game as G
-from redbeard_env.cards import FOLD, JOIN, NUM_ACTIONS, NUM_CARDS, REDBEARD_LEVEL
-from redbeard_env.observation import OBS_SIZE, OFF, encode, static_prefix
+from redbeard_env.cards import FOLD, JOIN, NUM_CARDS, REDBEARD_LEVEL
+from redbeard_env.engine import Job, ReferenceBatch, VectorBatch, make_engine  # noqa: F401  (re-exported)
+from redbeard_env.observation import OFF
 from redbeard_env.rules import Rules, check_num_players, make_rules, parse_overrides
 
 LEVELS = 8  # bid levels 0..6 and Rödskägg (7)
@@ -114,160 +114,8 @@ def start_scores(seed: int, deals: np.ndarray, num_players: int, scores: Any,
     return np.tile(np.array(scores, dtype=np.int64), (len(deals), 1))
 
 
-@dataclass
-class Job:
-    """One game (or round) to play: deal sequence ``deal`` in lineup rotation ``rotation``."""
-
-    index: int
-    deal: int
-    rotation: int
-    lineup: tuple[int, ...]  # agent index per seat
-    dealer: int
-    decks: np.ndarray  # [K, 104]
-    scores: list[int] | None = None
-
-
-# ====================================================================== engines
-class ReferenceBatch:
-    """Jobs on the reference engine: one ``game.Game`` per slot (slow, always available)."""
-
-    name = "reference"
-
-    def __init__(self, rules: Rules, num_players: int, seed: int):
-        self.rules, self.n, self.seed = rules, num_players, seed
-        self.prefix = static_prefix(rules, num_players)
-
-    def start(self, jobs: list[Job]) -> None:
-        self.games = []
-        for job in jobs:
-            decks = [(list(map(int, d[:NUM_CARDS])), _rank_of(d[NUM_CARDS:])) for d in job.decks]
-            rng = np.random.default_rng([self.seed, job.deal, 13])  # deals after the list: same per rotation
-            self.games.append(
-                G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
-            )
-        self.live = np.ones(len(jobs), dtype=bool)
-
-    def observe(self):
-        B = len(self.games)
-        obs = np.zeros((B, OBS_SIZE), dtype=np.float32)
-        mask = np.zeros((B, NUM_ACTIONS), dtype=np.int8)
-        seat = np.full(B, -1, dtype=np.int64)
-        for b in np.flatnonzero(self.live):
-            g = self.games[b]
-            obs[b] = encode(g, g.to_act, self.prefix)
-            mask[b, G.legal_actions(g)] = 1
-            seat[b] = g.to_act
-        return obs, mask, seat
-
-    def step(self, actions: np.ndarray) -> dict:
-        B, n = len(self.games), self.n
-        ev = _empty_events(B, n)
-        for b in np.flatnonzero(self.live):
-            g = self.games[b]
-            G.apply_action(g, int(actions[b]))
-            ev["score"][b] = g.scores
-            for e in g.events:
-                if e[0] == "round_end":
-                    _, _, declarer, level, tricks, joiner, in_round = e
-                    ev["round_over"][b] = True
-                    ev["round_declarer"][b] = declarer
-                    ev["round_bid"][b] = level
-                    ev["round_tricks"][b] = tricks
-            if g.game_over:
-                ev["done"][b] = True
-                ev["truncated"][b] = g.truncated
-                ev["winner"][b] = -1 if g.winner is None else g.winner
-                ev["final_score"][b] = g.scores
-                ev["rounds"][b] = g.rounds_played
-                self.live[b] = False
-        return ev
-
-    def release(self, slots: np.ndarray) -> None:
-        self.live[slots] = False
-
-
-def _rank_of(order: np.ndarray) -> np.ndarray:
-    rank = np.empty(NUM_CARDS, dtype=np.int64)
-    rank[np.asarray(order, dtype=np.int64)] = np.arange(NUM_CARDS)
-    return rank
-
-
-def _empty_events(B: int, n: int) -> dict:
-    return {
-        "round_over": np.zeros(B, bool),
-        "round_declarer": np.full(B, -1, np.int64),
-        "round_bid": np.full(B, -1, np.int64),
-        "round_tricks": np.zeros((B, n), np.int64),
-        "done": np.zeros(B, bool),
-        "truncated": np.zeros(B, bool),
-        "winner": np.full(B, -1, np.int64),
-        "final_score": np.zeros((B, n), np.int64),
-        "score": np.zeros((B, n), np.int64),  # after the step (a finished game: its final scores)
-        "rounds": np.zeros(B, np.int64),
-    }
-
-
-class VectorBatch:
-    """Jobs on the batch engine. A finished slot is restarted by the engine with a random
-    game, which is played out with the first legal action and ignored."""
-
-    name = "vector"
-
-    def __init__(self, rules: Rules, num_players: int, seed: int):
-        from redbeard_env.vector import VectorEnv  # noqa: F401  (import check)
-
-        self.rules, self.n, self.seed = rules, num_players, seed
-        self.wave = 0
-
-    def start(self, jobs: list[Job]) -> None:
-        from redbeard_env.vector import VectorEnv
-
-        B = len(jobs)
-        self.env = VectorEnv(num_envs=B, num_players=self.n, rules=self.rules, seed=[self.seed, self.wave, 17])
-        self.wave += 1
-        dealer = np.array([j.dealer for j in jobs], dtype=np.int64)
-        decks = np.stack([j.decks for j in jobs]).astype(np.int64)
-        scores = None
-        if jobs[0].scores is not None:
-            scores = np.array([j.scores for j in jobs], dtype=np.int64)
-        self._obs = self.env.reset(dealer=dealer, scores=scores, decks=decks)
-        self.live = np.ones(B, dtype=bool)
-
-    def observe(self):
-        obs, mask, seat = self._obs
-        return obs, mask, np.where(self.live, seat, -1)
-
-    def step(self, actions: np.ndarray) -> dict:
-        _, mask, _ = self._obs
-        actions = np.where(self.live, actions, mask.argmax(1))
-        obs, mask, seat, rewards, terminated, truncated, info = self.env.step(actions)
-        self._obs = (obs, mask, seat)
-        B = len(actions)
-        ev = _empty_events(B, self.n)
-        live = self.live
-        ev["round_over"] = info["round_over"] & live
-        ev["round_declarer"] = np.asarray(info["round_declarer"], np.int64)
-        ev["round_bid"] = np.asarray(info["round_bid"], np.int64)
-        ev["round_tricks"] = np.asarray(info["round_tricks"], np.int64)
-        done = (terminated | truncated) & live
-        ev["done"] = done
-        ev["truncated"] = truncated & live
-        ev["winner"] = np.asarray(info["winner"], np.int64)
-        ev["final_score"] = np.asarray(info["final_score"], np.int64)
-        ev["rounds"] = np.asarray(info["rounds"], np.int64)
-        ev["score"] = np.where((terminated | truncated)[:, None], ev["final_score"], np.asarray(info["score"], np.int64))
-        self.live = live & ~done
-        return ev
-
-    def release(self, slots: np.ndarray) -> None:
-        self.live[slots] = False
-
-
 def vector_engine_available() -> bool:
-    try:
-        from redbeard_env.vector import VectorEnv  # noqa: F401
-    except Exception:
-        return False
+    """Always true (the batch engine is part of the package); kept for tests/test_agents.py."""
     return True
 
 
@@ -469,13 +317,8 @@ def run_tournament(
     K = decks_per_game or (4 if mode == "round" else min(rules_obj.max_rounds + 8, 96))
     if engine == "auto":
         batched = all(hasattr(b, "act_batch") for b in bots)
-        engine = "vector" if batched and vector_engine_available() else "reference"
-    if engine == "vector":
-        backend = VectorBatch(rules_obj, n, seed)
-    elif engine == "reference":
-        backend = ReferenceBatch(rules_obj, n, seed)
-    else:
-        raise ValueError(f"engine must be 'auto', 'vector' or 'reference', got {engine!r}")
+        engine = "vector" if batched else "reference"
+    backend = make_engine(engine, rules_obj, n, seed)
     if batch_size is None:
         batch_size = 4096 if engine == "vector" else 512
     jobs_total = num_deals * len(rotations)
