@@ -1,62 +1,93 @@
-"""The ``evaluate.py`` / ``redbeard-evaluate`` command line over :func:`run_tournament`."""
+"""The ``evaluate.py`` / ``redbeard-evaluate`` command line: :class:`EvalConfig`'s fields are
+the options (``--help`` shows each one's meaning, type and default, read from the field
+docstrings by tyro). A value out of range exits with status 2 and one line naming the
+option, the value and what is allowed, before anything is played."""
 
 from __future__ import annotations
 
-import argparse
-from typing import Any, Sequence
+import sys
+from dataclasses import dataclass
+from typing import Annotated, Literal, Optional, Sequence, Union
 
-import redbeard_eval
-from redbeard_env.rules import parse_overrides
+import tyro
+
+from redbeard_env.rules import PRESETS, parse_overrides
 
 from .report import format_table
-from .tournament import run_tournament
+from .tournament import play_tournament, prepare_tournament
+
+__all__ = ["EvalConfig", "parse_args", "main"]
+
+PresetName = Literal[tuple(PRESETS)]  # type: ignore[valid-type]
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Play a duplicate tournament between bots (every deal replayed with the lineup rotated through the seats) and
+    report win rates with 95 % CIs, OpenSkill ratings and bid and join metrics. Outputs and metrics are defined in
+    the redbeard_eval package docstring: python -c 'import redbeard_eval; help(redbeard_eval)'."""
+
+    agents: Annotated[tuple[str, ...], tyro.conf.arg(metavar="SPEC [SPEC ...]")]
+    """Agent specs, one per seat (heuristic, random, pimc:samples=64, ppo:classic_4p, ...); the last repeats."""
+    rules: PresetName = "classic"
+    """Rules preset (change single fields with --set)."""
+    players: Optional[int] = None
+    """Player count, 3..7; None: the number of --agents."""
+    games: int = 2000
+    """Games (round mode: rounds) to play, at least 1; rounded up to whole deals (x distinct seatings)."""
+    seed: int = 0
+    """Seed (>= 0) of the deals, the bots and the engine."""
+    set: Annotated[tuple[str, ...], tyro.conf.arg(metavar="FIELD=VALUE [...]")] = ()
+    """Rules overrides, values as Python literals, e.g. leader=trick_winner eliminate_at=40."""
+    mode: Literal["game", "round"] = "game"
+    """game: whole games; round: single rounds from --scores (bid-accuracy research)."""
+    scores: Union[Literal["sample"], tuple[int, ...], None] = None
+    """Round mode: starting scores, one int per seat, or sample (uniform in --score-range); None: the start score."""
+    score_range: Annotated[tuple[int, int], tyro.conf.arg(metavar="LO HI")] = (1, 12)
+    """Round mode with --scores sample: scores drawn uniformly from LO..HI (LO <= HI)."""
+    engine: Literal["auto", "vector", "reference"] = "auto"
+    """vector: the batch engine (bots need act_batch); reference: game.py; auto: vector when every bot can."""
+    batch_size: Optional[int] = None
+    """Games played at once, at least 1; None: 4096 on the vector engine, 512 on the reference engine."""
+    out: Optional[str] = None
+    """Output folder for results.json, games.csv (rounds.csv) and the plots; None: write nothing."""
+    plots: bool = True
+    """With --out, draw win_rates.png, calibration.png and contract_by_bid.png."""
+    quiet: bool = False
+    """No progress bar."""
+
+
+def _refuse(message: str) -> None:
+    """A bad option: one line on stderr, exit status 2 (as argparse does)."""
+    print("evaluate: error: " + " ".join(message.split()), file=sys.stderr)
+    raise SystemExit(2)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> EvalConfig:
+    """The options as a config (``--help`` prints the help and exits)."""
+    return tyro.cli(EvalConfig, args=argv)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=redbeard_eval.__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="See the package docstring (python -c 'import redbeard_eval; help(redbeard_eval)').")
-    p.add_argument("--agents", nargs="+", required=True, help="agent specs, one per seat (the last repeats)")
-    p.add_argument("--rules", default="classic", help="rules preset (classic, fem_opp, raudskjegg, wikipedia)")
-    p.add_argument("--players", type=int, default=None, help="player count (default: number of --agents)")
-    p.add_argument("--games", type=int, default=2000, help="games (round mode: rounds) to play, rounded up to whole deals")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--set", nargs="*", default=[], metavar="FIELD=VALUE", help="rules overrides, e.g. leader=trick_winner")
-    p.add_argument("--mode", choices=("game", "round"), default="game")
-    p.add_argument("--scores", nargs="*", default=None,
-                   help="round mode: starting scores, one per seat, or 'sample' (default: the start score)")
-    p.add_argument("--score-range", nargs=2, type=int, default=(1, 12), metavar=("LO", "HI"),
-                   help="round mode with --scores sample: uniform scores in LO..HI")
-    p.add_argument("--engine", choices=("auto", "vector", "reference"), default="auto")
-    p.add_argument("--batch-size", type=int, default=None, help="games played at once")
-    p.add_argument("--out", default=None, help="output folder (results.json, games.csv, plots)")
-    p.add_argument("--no-plots", action="store_true")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = p.parse_args(argv)
-    scores: Any = None
-    if args.scores:
-        scores = "sample" if args.scores == ["sample"] else [int(s) for s in args.scores]
+    cfg = parse_args(argv)
     try:
-        results = run_tournament(
-            args.agents,
-            rules=args.rules,
-            players=args.players,
-            games=args.games,
-            seed=args.seed,
-            overrides=parse_overrides(args.set),
-            mode=args.mode,
-            scores=scores,
-            score_range=tuple(args.score_range),
-            engine=args.engine,
-            batch_size=args.batch_size,
-            out=args.out,
-            plots=not args.no_plots,
-            progress=not args.quiet,
+        tournament = prepare_tournament(
+            cfg.agents,
+            rules=cfg.rules,
+            players=cfg.players,
+            games=cfg.games,
+            seed=cfg.seed,
+            overrides=parse_overrides(cfg.set),
+            mode=cfg.mode,
+            scores=cfg.scores,
+            score_range=cfg.score_range,
+            engine=cfg.engine,
+            batch_size=cfg.batch_size,
         )
     except ValueError as exc:
-        p.error(str(exc))
+        _refuse(str(exc))
+    results = play_tournament(tournament, out=cfg.out, plots=cfg.plots, progress=not cfg.quiet)
     print(format_table(results))
-    if args.out:
-        print(f"wrote {args.out}/results.json, {'games' if args.mode == 'game' else 'rounds'}.csv"
-              + ("" if args.no_plots else ", win_rates.png, calibration.png, contract_by_bid.png"))
-
-
+    if cfg.out:
+        print(f"wrote {cfg.out}/results.json, {'games' if cfg.mode == 'game' else 'rounds'}.csv"
+              + (", win_rates.png, calibration.png, contract_by_bid.png" if cfg.plots else ""))

@@ -14,7 +14,7 @@ import numpy as np
 
 from redbeard_env.cards import NUM_CARDS
 
-__all__ = ["deal_sequence", "deal_sequences", "start_scores", "pooled_lineup", "distinct_rotations"]
+__all__ = ["deal_sequence", "deal_sequences", "check_scores", "start_scores", "pooled_lineup", "distinct_rotations"]
 
 
 def deal_sequence(seed: int, deal: int, num_players: int, num_decks: int) -> tuple[int, np.ndarray]:
@@ -37,26 +37,38 @@ def deal_sequences(seed: int, deals: np.ndarray, num_players: int, num_decks: in
     return dealers[inverse], decks[inverse]
 
 
+def _is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def check_scores(scores: Any, num_players: int, score_range: tuple[int, int]) -> None:
+    """Round mode's starting scores: ``None``, ``"sample"`` (then ``score_range`` = (lo, hi),
+    ints with lo <= hi) or one int per seat; anything else is a ``ValueError``."""
+    if scores is None:
+        return
+    if isinstance(scores, str):
+        if scores != "sample":
+            raise ValueError(f"scores must be one int per seat or 'sample', got {scores!r}")
+        if len(score_range) != 2 or not all(map(_is_int, score_range)) or score_range[1] < score_range[0]:
+            raise ValueError(f"score_range must be two ints lo <= hi, got {tuple(score_range)!r}")
+        return
+    if not isinstance(scores, (list, tuple, np.ndarray)) or not all(map(_is_int, scores)) or len(scores) != num_players:
+        raise ValueError(f"scores needs one int per seat ({num_players}) or 'sample', got {scores!r}")
+
+
 def start_scores(seed: int, deals: np.ndarray, num_players: int, scores: Any,
                  score_range: tuple[int, int]) -> np.ndarray | None:
     """Round mode: the starting scores [len(deals), n] (``None``: the rules' start score);
     ``scores`` is a list (one per seat) or ``"sample"`` (uniform in ``score_range``)."""
+    check_scores(scores, num_players, score_range)
     if scores is None:
         return None
     deals = np.asarray(deals)
     if isinstance(scores, str):
-        if scores != "sample":
-            raise ValueError(f"scores must be a list of ints or 'sample', got {scores!r}")
         lo, hi = score_range
-        if hi < lo:
-            raise ValueError(f"score range {score_range} is empty")
         return np.array([np.random.default_rng([seed, int(d), 11]).integers(lo, hi + 1, size=num_players)
                          for d in deals], dtype=np.int64).reshape(len(deals), num_players)
-    scores = [int(s) for s in scores]
-    if len(scores) != num_players:
-        raise ValueError(f"scores needs one int per seat ({num_players}), got {scores}")
-    return np.tile(np.array(scores, dtype=np.int64), (len(deals), 1))
-
+    return np.tile(np.array([int(s) for s in scores], dtype=np.int64), (len(deals), 1))
 
 
 def pooled_lineup(specs: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:

@@ -1,9 +1,16 @@
-"""The tournament loop: play duplicate deals with every seating, record, summarise."""
+"""The tournament loop: check the set-up, then play duplicate deals in every seating on a
+batch engine (:mod:`redbeard_env.engine`), record and summarise.
+
+:func:`run_tournament` = :func:`play_tournament` (:func:`prepare_tournament` (...)): the
+preparation checks every argument and builds the bots, so a bad argument fails with a
+``ValueError`` before any game is played.
+"""
 
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -11,15 +18,125 @@ import numpy as np
 
 from agents.registry import make_agent
 from redbeard_env.cards import FOLD, JOIN
-from redbeard_env.engine import Job, make_engine
+from redbeard_env.engine import ENGINES, BatchEngine, Job, make_engine
 from redbeard_env.observation import OFF
 from redbeard_env.rules import Rules, check_num_players, make_rules
 
-from .deals import deal_sequences, distinct_rotations, pooled_lineup, start_scores
+from .deals import check_scores, deal_sequences, distinct_rotations, pooled_lineup, start_scores
 from .metrics import Records, summarise
 from .report import write_outputs
 
-__all__ = ["run_tournament"]
+__all__ = ["MODES", "Tournament", "prepare_tournament", "play_tournament", "run_tournament"]
+
+MODES = ("game", "round")
+
+
+@dataclass
+class Tournament:
+    """A checked tournament, ready to play (made by :func:`prepare_tournament`)."""
+
+    rules: Rules
+    rules_name: str  # the preset name, or "custom" for a Rules object
+    overrides: dict
+    num_players: int
+    keys: list[str]  # agent spec per seat
+    unique: list[str]  # distinct specs: the pooled agents
+    bots: list
+    rotations: list[tuple[int, ...]]  # agent index per seat, per seating
+    num_deals: int
+    decks_per_game: int
+    engine: BatchEngine
+    batch_size: int
+    seed: int
+    mode: str
+    scores: Any
+    score_range: tuple[int, int]
+
+    @property
+    def num_jobs(self) -> int:
+        return self.num_deals * len(self.rotations)
+
+
+def _check_count(name: str, value: Any, *, optional: bool = False) -> int | None:
+    """A count that must be an int >= 1 (or None when ``optional``)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        allowed = "an int >= 1" + (" or None" if optional else "")
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return int(value)
+
+
+def prepare_tournament(
+    agent_specs: Sequence[Any],
+    rules: "str | Rules" = "classic",
+    players: int | None = None,
+    games: int = 2000,
+    seed: int = 0,
+    overrides: dict | None = None,
+    *,
+    mode: str = "game",
+    scores: Any = None,
+    score_range: tuple[int, int] = (1, 12),
+    engine: str = "auto",
+    batch_size: int | None = None,
+    decks_per_game: int | None = None,
+    agent_kwargs: dict | None = None,
+) -> Tournament:
+    """Check the arguments of :func:`run_tournament` (``ValueError`` naming the argument, the
+    value and what is allowed) and build the bots and the engine."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'game' or 'round', got {mode!r}")
+    if engine != "auto" and engine not in ENGINES:
+        raise ValueError(f"engine must be 'auto', 'vector' or 'reference', got {engine!r}")
+    games = _check_count("games", games)
+    batch_size = _check_count("batch_size", batch_size, optional=True)
+    decks_per_game = _check_count("decks_per_game", decks_per_game, optional=True)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    rules_obj = make_rules(rules, **(overrides or {}))
+    specs_in = list(agent_specs)
+    if not specs_in:
+        raise ValueError("at least one agent spec is needed")
+    n = players if players is not None else len(specs_in)
+    n = check_num_players(n, rules_obj)
+    if len(specs_in) > n:
+        raise ValueError(f"{len(specs_in)} agents for {n} players")
+    if mode == "round":
+        check_scores(scores, n, score_range)
+    elif scores is not None:
+        raise ValueError(f"scores are only used with mode='round', got scores={scores!r} with mode={mode!r}")
+    specs_in = specs_in + [specs_in[-1]] * (n - len(specs_in))
+    keys = [s if isinstance(s, str) else (getattr(s, "spec", "") or repr(s)) for s in specs_in]
+    unique, lineup = pooled_lineup(keys)
+    bots = []
+    for i, key in enumerate(unique):
+        obj = specs_in[keys.index(key)]
+        bot = make_agent(obj, seed=seed * 1000 + i, **(agent_kwargs or {})) if isinstance(obj, str) else obj
+        if hasattr(bot, "reset"):
+            bot.reset(seed * 1000 + i)
+        bots.append(bot)
+    rotations = distinct_rotations(lineup)
+    if engine == "auto":
+        engine = "vector" if all(hasattr(b, "act_batch") for b in bots) else "reference"
+    return Tournament(
+        rules=rules_obj,
+        rules_name=rules if isinstance(rules, str) else "custom",
+        overrides=overrides or {},
+        num_players=n,
+        keys=keys,
+        unique=unique,
+        bots=bots,
+        rotations=rotations,
+        num_deals=max(1, math.ceil(games / len(rotations))),
+        decks_per_game=decks_per_game or (4 if mode == "round" else min(rules_obj.max_rounds + 8, 96)),
+        engine=make_engine(engine, rules_obj, n, seed),
+        batch_size=batch_size or (4096 if engine == "vector" else 512),
+        seed=int(seed),
+        mode=mode,
+        scores=scores,
+        score_range=score_range,
+    )
 
 
 def run_tournament(
@@ -44,40 +161,27 @@ def run_tournament(
     """Play a duplicate tournament and return the results dict (also written to ``out``).
 
     ``agent_specs``: one spec (or agent object) per seat; fewer than ``players`` repeat the
-    last one. ``mode``: ``game`` (full games) or ``round`` (single rounds from ``scores``:
-    ``None`` = start scores, a list per seat, or ``"sample"``). ``engine``: ``auto`` |
-    ``vector`` | ``reference``."""
-    if mode not in ("game", "round"):
-        raise ValueError(f"mode must be 'game' or 'round', got {mode!r}")
-    rules_obj = make_rules(rules, **(overrides or {}))
-    specs_in = list(agent_specs)
-    if not specs_in:
-        raise ValueError("at least one agent spec is needed")
-    n = players if players is not None else len(specs_in)
-    n = check_num_players(n, rules_obj)
-    if len(specs_in) > n:
-        raise ValueError(f"{len(specs_in)} agents for {n} players")
-    specs_in = specs_in + [specs_in[-1]] * (n - len(specs_in))
-    keys = [s if isinstance(s, str) else (getattr(s, "spec", "") or repr(s)) for s in specs_in]
-    unique, lineup = pooled_lineup(keys)
-    bots = []
-    for i, key in enumerate(unique):
-        obj = specs_in[keys.index(key)]
-        bot = make_agent(obj, seed=seed * 1000 + i, **(agent_kwargs or {})) if isinstance(obj, str) else obj
-        if hasattr(bot, "reset"):
-            bot.reset(seed * 1000 + i)
-        bots.append(bot)
-    rotations = distinct_rotations(lineup)
-    num_deals = max(1, math.ceil(games / len(rotations)))
-    K = decks_per_game or (4 if mode == "round" else min(rules_obj.max_rounds + 8, 96))
-    if engine == "auto":
-        batched = all(hasattr(b, "act_batch") for b in bots)
-        engine = "vector" if batched else "reference"
-    backend = make_engine(engine, rules_obj, n, seed)
-    if batch_size is None:
-        batch_size = 4096 if engine == "vector" else 512
-    jobs_total = num_deals * len(rotations)
-    rec = Records(n, unique, rules_obj.contract)
+    last one. ``games`` >= 1: games (round mode: rounds), rounded up to whole deals.
+    ``mode``: ``game`` (full games) or ``round`` (single rounds from ``scores``: ``None`` =
+    start scores, a list per seat, or ``"sample"``: uniform in ``score_range``).
+    ``engine``: ``auto`` | ``vector`` | ``reference``. ``batch_size`` (>= 1): games played
+    at once (default 4096 on the vector engine, 512 on the reference engine).
+    ``decks_per_game``: deals fixed in advance per game. ``seed`` >= 0."""
+    tournament = prepare_tournament(agent_specs, rules, players, games, seed, overrides, mode=mode, scores=scores,
+                                    score_range=score_range, engine=engine, batch_size=batch_size,
+                                    decks_per_game=decks_per_game, agent_kwargs=agent_kwargs)
+    return play_tournament(tournament, out=out, plots=plots, progress=progress)
+
+
+def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, plots: bool = True,
+                    progress: bool = True) -> dict:
+    """Play a prepared tournament; return the results dict (also written to ``out``)."""
+    tr = tournament
+    n, unique, bots, rotations, backend = tr.num_players, tr.unique, tr.bots, tr.rotations, tr.engine
+    seed, mode, scores, score_range, batch_size = tr.seed, tr.mode, tr.scores, tr.score_range, tr.batch_size
+    K = tr.decks_per_game
+    jobs_total = tr.num_jobs
+    rec = Records(n, unique, tr.rules.contract)
     bar = None
     if progress:
         try:
@@ -188,13 +292,13 @@ def run_tournament(
     wall = time.time() - t0
     results = {
         "config": {
-            "agents": keys,
-            "rules": rules if isinstance(rules, str) else "custom",
-            "rules_fields": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(rules_obj).items()},
-            "overrides": overrides or {},
+            "agents": tr.keys,
+            "rules": tr.rules_name,
+            "rules_fields": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(tr.rules).items()},
+            "overrides": tr.overrides,
             "players": n,
             "games": jobs_total,
-            "deals": num_deals,
+            "deals": tr.num_deals,
             "rotations": [list(r) for r in rotations],
             "seed": seed,
             "mode": mode,

@@ -176,3 +176,69 @@ def test_bad_arguments_are_clear():
         run_tournament(["random"] * 5, players=4, games=3, progress=False)
     with pytest.raises(ValueError, match="mode"):
         run_tournament(["random"], players=3, games=3, mode="tricks", progress=False)
+
+
+# ---------------------------------------------------------------- command line
+def test_documented_flags_parse_into_the_config():
+    cfg = cli.parse_args(["--agents", "heuristic", "random", "--players", "5", "--set", "leader=trick_winner",
+                          "eliminate_at=40", "--mode", "round", "--scores", "3", "5", "7", "1", "2",
+                          "--batch-size", "64", "--no-plots", "--quiet"])
+    assert cfg.agents == ("heuristic", "random") and cfg.players == 5 and cfg.mode == "round"
+    assert cfg.set == ("leader=trick_winner", "eliminate_at=40") and cfg.scores == (3, 5, 7, 1, 2)
+    assert cfg.batch_size == 64 and cfg.plots is False and cfg.quiet is True
+    cfg = cli.parse_args(["--agents", "heuristic", "--scores", "sample", "--score-range", "1", "6"])
+    assert cfg.scores == "sample" and cfg.score_range == (1, 6)
+    assert (cfg.games, cfg.seed, cfg.rules, cfg.engine, cfg.batch_size, cfg.plots) == (2000, 0, "classic", "auto", None, True)
+
+
+def test_help_explains_every_option(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.parse_args(["--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # the help wraps lines
+    for flag, words in [("--games", "at least 1"), ("--batch-size", "Games played at once"),
+                        ("--score-range", "drawn uniformly"), ("--no-plots", "calibration.png"),
+                        ("--set", "Python literals"), ("--engine", "act_batch")]:
+        assert flag in text and words in text, flag
+    assert "(default: 2000)" in text  # --games' default
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--games", "0"], ["games", "0", ">= 1"]),
+        (["--games", "-5"], ["games", "-5", ">= 1"]),
+        (["--batch-size", "0"], ["batch_size", "0", ">= 1"]),
+        (["--seed", "-1"], ["seed", "-1", ">= 0"]),
+        (["--players", "9"], ["num_players", "9", "3..7"]),
+        (["--mode", "round", "--scores", "sample", "--score-range", "6", "1"], ["score_range", "(6, 1)", "lo <= hi"]),
+        (["--mode", "round", "--scores", "3", "5"], ["scores", "one int per seat (3)", "(3, 5)"]),
+        (["--scores", "3", "5", "7"], ["scores", "mode='round'"]),
+        (["--set", "leader"], ["field=value", "'leader'"]),
+        (["--set", "leader=nobody"], ["leader", "nobody"]),
+        (["--agents", "random", "random", "random", "random"], ["4 agents for 3 players"]),
+    ],
+)
+def test_out_of_range_options_exit_2_with_one_line(argv, words, capsys, tmp_path):
+    """A bad value: exit status 2 and one line on stderr naming the option, the value and what
+    is allowed; no traceback, nothing played or written."""
+    base = ["--players", "3", "--quiet", "--out", str(tmp_path / "out")]
+    if "--agents" not in argv:
+        base += ["--agents", "random"]
+    with pytest.raises(SystemExit) as exc:
+        cli.main(base + argv)
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evaluate: error: "), captured.err
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    assert "Traceback" not in captured.err and captured.out == ""
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_counts_are_refused_by_the_api_too():
+    for kw, word in [(dict(games=0), "games"), (dict(batch_size=0), "batch_size"), (dict(games=2.5), "games"),
+                     (dict(decks_per_game=0), "decks_per_game"), (dict(engine="fast"), "engine")]:
+        with pytest.raises(ValueError, match=word):
+            run_tournament(["random"], players=3, progress=False, **kw)
