@@ -45,11 +45,11 @@ Events (``step``'s dict of numpy arrays, B = batch size, n = players)
     ``round_tricks`` int64 [B, n]  tricks taken in the round
     Entries of slots that were not live before the step are meaningless.
 
-Deals and randomness: every deal a game needs comes from ``job.decks`` (``[K, 104]``: deck
+Deals and randomness: a game's first K deals come from ``job.decks`` (``[K, 104]``: deck
 top first, then the order in which thrown-in cards are reshuffled), so both engines deal
-the same cards; a game needing more than K deals draws further ones from the engine's
-seeded generator (reference: one per job, keyed by ``(seed, job.deal)``; vector: one per
-``start``), so only games longer than K deals differ between the engines.
+the same cards. Deals beyond the K come from the engine's seeded generator (reference:
+one per job, keyed by ``(seed, job.deal)``; vector: one per ``start``), where the two
+engines differ: give enough decks (tournaments give up to ``max_rounds + 8``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 
 from redbeard_eval import cli, deals, metrics
 from redbeard_eval import run_tournament
-from redbeard_env.engine import Job, ReferenceBatch, VectorBatch
+from redbeard_env.engine import BatchEngine, Job, ReferenceBatch, VectorBatch, make_engine
 from redbeard_env.rules import make_rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,6 +66,27 @@ def test_rotations_replay_identical_deals(engine):
             assert ev["done"].all()  # the four replays end together ...
             finals = ev["final_score"]
     assert all(np.array_equal(finals[0], f) for f in finals)  # ... with the same scores
+
+
+def test_make_engine_builds_both_engines_and_refuses_others():
+    rules = make_rules("classic")
+    for name, cls in (("vector", VectorBatch), ("reference", ReferenceBatch)):
+        engine = make_engine(name, rules, 4, 0)
+        assert isinstance(engine, cls) and isinstance(engine, BatchEngine) and engine.name == name
+    with pytest.raises(ValueError, match="engine must be one of 'vector', 'reference', got 'fast'"):
+        make_engine("fast", rules, 4, 0)
+
+
+def test_release_stops_a_slot_and_its_seat_reads_minus_one():
+    """Round mode releases a slot after its round: it must stop being live and observed."""
+    rules = make_rules("classic")
+    jobs = [Job(i, i, 0, (0, 0, 0), *deals.deal_sequence(0, i, 3, 4)) for i in range(3)]
+    for engine in (make_engine("vector", rules, 3, 0), make_engine("reference", rules, 3, 0)):
+        engine.start(jobs)
+        engine.release(np.array([1]))
+        assert engine.live.tolist() == [True, False, True]
+        _, mask, seat = engine.observe()
+        assert seat[1] == -1 and seat[0] >= 0 and seat[2] >= 0, engine.name
 
 
 def test_tournament_seats_every_agent_everywhere():
