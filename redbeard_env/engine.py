@@ -49,7 +49,7 @@ Deals and randomness: a game's first K deals come from ``job.decks`` (``[K, 104]
 top first, then the order in which thrown-in cards are reshuffled), so both engines deal
 the same cards. Deals beyond the K come from the engine's seeded generator (reference:
 one per job, keyed by ``(seed, job.deal)``; vector: one per ``start``), where the two
-engines differ: give enough decks (tournaments give up to ``max_rounds + 8``).
+engines differ: give enough decks (tournaments give ``min(max_rounds + 8, 96)``).
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ __all__ = ["make_plots"]
 
 
 def make_plots(results: dict, out: Path) -> list[Path]:
+    """Draw win_rates.png, calibration.png and contract_by_bid.png into ``out``; return their
+    paths (none, with a note on stderr, when matplotlib is missing)."""
     try:
         import matplotlib
 

@@ -1,5 +1,5 @@
-"""Tournament outputs: ``results.json``, ``games.csv`` / ``rounds.csv``, the plots and the
-printed table."""
+"""Tournament outputs: ``results.json``, ``games.csv`` / ``rounds.csv`` and the printed
+table (the plots: :mod:`redbeard_eval.plots`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from .metrics import Records
 __all__ = ["write_outputs", "format_table", "short_name"]
 
 
-def write_outputs(results: dict, rec: Records, out: Path, plots: bool = True) -> None:
+def write_outputs(results: dict, rec: Records, out: Path) -> None:
+    """``results.json`` and ``games.csv`` (round mode: ``rounds.csv``) in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "results.json", "w") as f:
         json.dump(results, f, indent=2, default=_json_default)
@@ -24,10 +25,6 @@ def write_outputs(results: dict, rec: Records, out: Path, plots: bool = True) ->
             writer = csv.DictWriter(f, fieldnames=list(rec.seat_rows[0]))
             writer.writeheader()
             writer.writerows(sorted(rec.seat_rows, key=lambda r: (r["game"], r["seat"])))
-    if plots:
-        from .plots import make_plots
-
-        make_plots(results, out)
 
 
 def _json_default(x):
@@ -41,10 +38,12 @@ def _json_default(x):
 
 
 def short_name(spec: str, width: int = 22) -> str:
+    """``spec`` cut to ``width`` characters from the left (the end of a path says most)."""
     return spec if len(spec) <= width else "…" + spec[-(width - 1):]
 
 
 def format_table(results: dict) -> str:
+    """The results as the printed table: a header line, one row per agent, a timing line."""
     agents = results["agents"]
     cfg = results["config"]
     head = (f"{'agent':<24}{'games':>7}{'win':>8}{'95% CI':>16}{'parity':>8}{'rating':>8}"

@@ -24,6 +24,7 @@ from redbeard_env.rules import Rules, check_num_players, make_rules
 
 from .deals import check_scores, deal_sequences, distinct_rotations, pooled_lineup, start_scores
 from .metrics import Records, summarise
+from .plots import make_plots
 from .report import write_outputs
 
 __all__ = ["MODES", "Tournament", "prepare_tournament", "play_tournament", "run_tournament"]
@@ -324,7 +325,9 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
         },
     }
     if out is not None:
-        write_outputs(results, rec, Path(out), plots=plots)
+        write_outputs(results, rec, Path(out))
+        if plots:
+            make_plots(results, Path(out))
     return results
 
 
