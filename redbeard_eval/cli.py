@@ -5,6 +5,7 @@ option, the value and what is allowed, before anything is played."""
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from typing import Annotated, Literal, Optional, Sequence, Union
@@ -65,7 +66,7 @@ def _refuse(message: str) -> None:
 
 def parse_args(argv: Sequence[str] | None = None) -> EvalConfig:
     """The options as a config (``--help`` prints the help and exits)."""
-    return tyro.cli(EvalConfig, args=argv)
+    return tyro.cli(EvalConfig, args=argv, prog=os.path.basename(sys.argv[0]))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
