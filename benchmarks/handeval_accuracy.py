@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from redbeard_env import handeval as he
+from redbeard_env import handeval_playout as playout
 
 
 def main():
@@ -37,9 +38,9 @@ def main():
     for n in range(3, 8):
         for leader in he.LEADERS:
             for role, pos in [("declarer", None), ("follower", None), ("follower", 1), ("follower", n - 1)]:
-                ref = he.trick_distribution_mc(hands, n, role, args.ref_samples, rng=1, leader=leader, position=pos)
+                ref = playout.trick_distribution_mc(hands, n, role, args.ref_samples, rng=1, leader=leader, position=pos)
                 tab = he.trick_distribution(hands, n, role, leader=leader, position=pos)
-                mc = he.trick_distribution_mc(hands, n, role, args.mc_samples, rng=2, leader=leader, position=pos)
+                mc = playout.trick_distribution_mc(hands, n, role, args.mc_samples, rng=2, leader=leader, position=pos)
                 et = np.abs(tab @ k - ref @ k)
                 em = np.abs(mc @ k - ref @ k)
                 allt.append(et.mean())

@@ -1,4 +1,4 @@
-"""Speed of redbeard_env.handeval: table lookup and vectorised Monte Carlo, in hands/s,
+"""Speed of redbeard_env.handeval (table lookup) and handeval_playout (vectorised Monte Carlo), in hands/s,
 next to a yardstick measured in the same run: a plain-Python single-hand Monte Carlo loop
 (the same deals and playout policy, one card at a time, via ``_reference_playout``).
 
@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from redbeard_env import handeval as he
+from redbeard_env import handeval_playout as playout
 
 
 def best_of(fn, repeat):
@@ -32,7 +33,7 @@ def python_mc(hand, n, samples, leader, rnd):
     for _ in range(samples):
         dealt = rnd.sample(rest, 6 * (n - 1))
         hands = [list(hand)] + [dealt[6 * i: 6 * i + 6] for i in range(n - 1)]
-        total += he._reference_playout(hands, leader)[0]
+        total += playout._reference_playout(hands, leader)[0]
     return total / samples
 
 
@@ -53,7 +54,7 @@ def main():
     he.load_table()  # load once, outside the timing
     t_table = best_of(lambda: he.expected_tricks(masks, n, leader=args.leader), 20)
     t_dist = best_of(lambda: he.trick_distribution(masks, n, leader=args.leader), 20)
-    t_mc = best_of(lambda: he.expected_tricks_mc(masks, n, samples=S, rng=1, leader=args.leader), 2)
+    t_mc = best_of(lambda: playout.expected_tricks_mc(masks, n, samples=S, rng=1, leader=args.leader), 2)
     rnd = random.Random(0)
     PB = args.python_hands
     t0 = time.perf_counter()

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"train.py: error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     if "eval" in out:
-        from evaluate import format_table  # moves to redbeard_eval
+        from redbeard_eval import format_table
 
         print("\nfinal tournament of the trained policy against heuristic bots:")
         print(format_table(out["eval"]))

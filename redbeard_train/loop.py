@@ -267,7 +267,7 @@ def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict |
     returns the tournament's results."""
     if not cfg.eval_games or not policy_path.is_file():
         return None
-    from evaluate import run_tournament  # moves to redbeard_eval
+    from redbeard_eval import run_tournament
 
     n = cfg.players[0]
     spec = f"ppo:{policy_path}"

@@ -1,4 +1,4 @@
-"""evaluate.py: duplicate seating, metrics on hand-built records, engines agree, smoke runs."""
+"""redbeard_eval (evaluate.py): duplicate seating, metrics on hand-built records, engines agree, smoke runs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import evaluate as E
+from redbeard_eval import cli, deals, metrics
+from redbeard_eval import run_tournament
+from redbeard_env.engine import BatchEngine, Job, ReferenceBatch, VectorBatch, make_engine
 from redbeard_env.rules import make_rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,18 +21,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # ---------------------------------------------------------------- duplicate deals
 def test_rotations_and_pooling():
-    unique, lineup = E._lineup(["heuristic", "random", "random", "random"])
+    unique, lineup = deals.pooled_lineup(["heuristic", "random", "random", "random"])
     assert unique == ["heuristic", "random"] and lineup == (0, 1, 1, 1)
-    rots = E._rotations(lineup)
+    rots = deals.distinct_rotations(lineup)
     assert len(rots) == 4 and sorted(r.index(0) for r in rots) == [0, 1, 2, 3]  # every seat once
-    assert E._rotations((0, 0, 0)) == [(0, 0, 0)]  # self-play: one seating
-    assert len(E._rotations((0, 1, 0, 1))) == 2
+    assert deals.distinct_rotations((0, 0, 0)) == [(0, 0, 0)]  # self-play: one seating
+    assert len(deals.distinct_rotations((0, 1, 0, 1))) == 2
 
 
 def test_deal_sequences_are_deterministic_and_distinct():
-    d1, k1 = E.deal_sequence(5, 3, 4, 6)
-    d2, k2 = E.deal_sequence(5, 3, 4, 6)
-    _, k3 = E.deal_sequence(5, 4, 4, 6)
+    d1, k1 = deals.deal_sequence(5, 3, 4, 6)
+    d2, k2 = deals.deal_sequence(5, 3, 4, 6)
+    _, k3 = deals.deal_sequence(5, 4, 4, 6)
     assert d1 == d2 and np.array_equal(k1, k2) and not np.array_equal(k1, k3)
     assert k1.shape == (6, 104)
     assert all(sorted(row[:52]) == list(range(52)) and sorted(row[52:]) == list(range(52)) for row in k1)
@@ -40,14 +42,12 @@ def test_deal_sequences_are_deterministic_and_distinct():
 def test_rotations_replay_identical_deals(engine):
     """Every rotation of a deal starts from the same dealer and the same cards per seat,
     and identical deterministic bots then play the very same game in every rotation."""
-    if engine == "vector" and not E.vector_engine_available():
-        pytest.skip("batch engine not available")
     rules = make_rules("classic")
     jobs = []
     for rot in range(4):
-        dealer, decks = E.deal_sequence(0, 7, 4, 16)
-        jobs.append(E.Job(rot, 7, rot, ((0, 1, 1, 1)[rot:] + (0, 1, 1, 1)[:rot]), dealer, decks))
-    backend = E.ReferenceBatch(rules, 4, 0) if engine == "reference" else E.VectorBatch(rules, 4, 0)
+        dealer, decks = deals.deal_sequence(0, 7, 4, 16)
+        jobs.append(Job(rot, 7, rot, ((0, 1, 1, 1)[rot:] + (0, 1, 1, 1)[:rot]), dealer, decks))
+    backend = ReferenceBatch(rules, 4, 0) if engine == "reference" else VectorBatch(rules, 4, 0)
     backend.start(jobs)
     obs, mask, seat = backend.observe()
     assert len(set(seat.tolist())) == 1
@@ -68,18 +68,37 @@ def test_rotations_replay_identical_deals(engine):
     assert all(np.array_equal(finals[0], f) for f in finals)  # ... with the same scores
 
 
+def test_make_engine_builds_both_engines_and_refuses_others():
+    rules = make_rules("classic")
+    for name, cls in (("vector", VectorBatch), ("reference", ReferenceBatch)):
+        engine = make_engine(name, rules, 4, 0)
+        assert isinstance(engine, cls) and isinstance(engine, BatchEngine) and engine.name == name
+    with pytest.raises(ValueError, match="engine must be one of 'vector', 'reference', got 'fast'"):
+        make_engine("fast", rules, 4, 0)
+
+
+def test_release_stops_a_slot_and_its_seat_reads_minus_one():
+    """Round mode releases a slot after its round: it must stop being live and observed."""
+    rules = make_rules("classic")
+    jobs = [Job(i, i, 0, (0, 0, 0), *deals.deal_sequence(0, i, 3, 4)) for i in range(3)]
+    for engine in (make_engine("vector", rules, 3, 0), make_engine("reference", rules, 3, 0)):
+        engine.start(jobs)
+        engine.release(np.array([1]))
+        assert engine.live.tolist() == [True, False, True]
+        _, mask, seat = engine.observe()
+        assert seat[1] == -1 and seat[0] >= 0 and seat[2] >= 0, engine.name
+
+
 def test_tournament_seats_every_agent_everywhere():
-    res = E.run_tournament(["heuristic", "random"], players=3, games=6, seed=1, progress=False, engine="reference")
+    res = run_tournament(["heuristic", "random"], players=3, games=6, seed=1, progress=False, engine="reference")
     assert res["config"]["deals"] == 2 and res["config"]["games"] == 6
     assert res["agents"]["heuristic"]["games"] == 6 and res["agents"]["random"]["games"] == 12
 
 
 def test_engines_agree():
-    if not E.vector_engine_available():
-        pytest.skip("batch engine not available")
     kw = dict(players=4, games=8, seed=3, progress=False)
-    a = E.run_tournament(["heuristic", "random"], engine="reference", **kw)
-    b = E.run_tournament(["heuristic", "random"], engine="vector", **kw)
+    a = run_tournament(["heuristic", "random"], engine="reference", **kw)
+    b = run_tournament(["heuristic", "random"], engine="vector", **kw)
     for spec in a["agents"]:
         for key in ("games", "wins", "contracts", "calibration", "join_decisions", "mean_rounds", "final_distance"):
             assert a["agents"][spec][key] == b["agents"][spec][key], (spec, key)
@@ -87,7 +106,7 @@ def test_engines_agree():
 
 # ---------------------------------------------------------------- metrics
 def _records(contract="exact"):
-    rec = E.Records(4, ["a", "b"], contract)
+    rec = metrics.Records(4, ["a", "b"], contract)
     # agent a declared three times: bid 2 took 2 (made), bid 3 took 1, Rödskägg took 6
     for level, tricks in ((2, 2), (3, 1), (7, 6)):
         rec.calib["a"][level, tricks] += 1
@@ -106,7 +125,7 @@ def _records(contract="exact"):
 
 
 def test_metrics_on_hand_built_records():
-    res = E.summarise(_records("exact"), seed=0, mode="game")
+    res = metrics.summarise(_records("exact"), seed=0, mode="game")
     a, b = res["a"], res["b"]
     assert a["contracts"] == 3 and a["contract_rate"] == pytest.approx(2 / 3)
     assert a["bid_error"] == pytest.approx((0 + 2 + 0) / 3)  # Rödskägg counts as 6
@@ -122,7 +141,7 @@ def test_metrics_on_hand_built_records():
     assert 0.0 <= lo <= a["win_rate"] <= hi <= 1.0
     assert a["contracts_by_bid"]["R"] == 1 and a["made_by_bid"]["3"] == 0
     assert a["rating"]["mu"] > 0 and a["rating"]["sigma"] > 0
-    res2 = E.summarise(_records("at_least"), seed=0, mode="game")
+    res2 = metrics.summarise(_records("at_least"), seed=0, mode="game")
     assert res2["b"]["contract_rate"] == 1.0  # 4 tricks on a bid of 1 is enough under at_least
 
 
@@ -130,20 +149,19 @@ def test_bootstrap_ci_width_shrinks_with_deals():
     rng = np.random.default_rng(0)
     wins = rng.integers(0, 2, size=2000).astype(float)
     games = np.ones(2000)
-    lo, hi = E._bootstrap_ci(wins, games, np.random.default_rng(1))
+    lo, hi = metrics.bootstrap_ci(wins, games, np.random.default_rng(1))
     assert lo < wins.mean() < hi and hi - lo < 0.06
-    lo2, hi2 = E._bootstrap_ci(wins[:100], games[:100], np.random.default_rng(1))
+    lo2, hi2 = metrics.bootstrap_ci(wins[:100], games[:100], np.random.default_rng(1))
     assert hi2 - lo2 > hi - lo
 
 
 # ---------------------------------------------------------------- smoke runs
-def test_cli_writes_all_outputs(tmp_path):
+def test_cli_writes_all_outputs(tmp_path, capsys):
     out = tmp_path / "eval"
-    cmd = [sys.executable, str(ROOT / "evaluate.py"), "--agents", "heuristic", "random", "--players", "3",
-           "--games", "6", "--seed", "2", "--quiet", "--out", str(out)]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert "heuristic" in proc.stdout and "win" in proc.stdout
+    cli.main(["--agents", "heuristic", "random", "--players", "3", "--games", "6", "--seed", "2", "--quiet",
+              "--out", str(out)])
+    stdout = capsys.readouterr().out
+    assert "heuristic" in stdout and "win" in stdout
     res = json.loads((out / "results.json").read_text())
     for key in ("games", "win_rate", "win_rate_ci", "parity", "rating", "contract_rate", "bid_error",
                 "bid_bias", "join_rate", "join_success", "mean_rounds"):
@@ -154,8 +172,16 @@ def test_cli_writes_all_outputs(tmp_path):
         assert (out / png).stat().st_size > 1000
 
 
+def test_the_script_runs_the_cli():
+    """``python evaluate.py`` (the layout users know) is the package's command line."""
+    proc = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--help"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "--agents" in proc.stdout and "--batch-size" in proc.stdout
+
+
 def test_round_mode_smoke(tmp_path):
-    res = E.run_tournament(["heuristic"], players=4, games=40, seed=0, mode="round", scores="sample",
+    res = run_tournament(["heuristic"], players=4, games=40, seed=0, mode="round", scores="sample",
                            score_range=(1, 6), out=tmp_path, plots=False, progress=False)
     h = res["agents"]["heuristic"]
     assert h["games"] == 160 and h["contracts"] >= 30  # one declarer per round (all-pass cannot happen in classic)
@@ -166,8 +192,74 @@ def test_round_mode_smoke(tmp_path):
 
 def test_bad_arguments_are_clear():
     with pytest.raises(ValueError, match="unknown agent"):
-        E.run_tournament(["nosuch"], players=3, games=3, progress=False)
+        run_tournament(["nosuch"], players=3, games=3, progress=False)
     with pytest.raises(ValueError, match="5 agents for 4 players"):
-        E.run_tournament(["random"] * 5, players=4, games=3, progress=False)
+        run_tournament(["random"] * 5, players=4, games=3, progress=False)
     with pytest.raises(ValueError, match="mode"):
-        E.run_tournament(["random"], players=3, games=3, mode="tricks", progress=False)
+        run_tournament(["random"], players=3, games=3, mode="tricks", progress=False)
+
+
+# ---------------------------------------------------------------- command line
+def test_documented_flags_parse_into_the_config():
+    cfg = cli.parse_args(["--agents", "heuristic", "random", "--players", "5", "--set", "leader=trick_winner",
+                          "eliminate_at=40", "--mode", "round", "--scores", "3", "5", "7", "1", "2",
+                          "--batch-size", "64", "--no-plots", "--quiet"])
+    assert cfg.agents == ("heuristic", "random") and cfg.players == 5 and cfg.mode == "round"
+    assert cfg.set == ("leader=trick_winner", "eliminate_at=40") and cfg.scores == (3, 5, 7, 1, 2)
+    assert cfg.batch_size == 64 and cfg.plots is False and cfg.quiet is True
+    cfg = cli.parse_args(["--agents", "heuristic", "--scores", "sample", "--score-range", "1", "6"])
+    assert cfg.scores == "sample" and cfg.score_range == (1, 6)
+    assert (cfg.games, cfg.seed, cfg.rules, cfg.engine, cfg.batch_size, cfg.plots) == (2000, 0, "classic", "auto", None, True)
+
+
+def test_help_explains_every_option(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.parse_args(["--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # the help wraps lines
+    for flag, words in [("--games", "at least 1"), ("--batch-size", "Games played at once"),
+                        ("--score-range", "drawn uniformly"), ("--no-plots", "calibration.png"),
+                        ("--set", "Python literals"), ("--engine", "act_batch")]:
+        assert flag in text and words in text, flag
+    assert "(default: 2000)" in text  # --games' default
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--games", "0"], ["games", "0", ">= 1"]),
+        (["--games", "-5"], ["games", "-5", ">= 1"]),
+        (["--batch-size", "0"], ["batch_size", "0", ">= 1"]),
+        (["--seed", "-1"], ["seed", "-1", ">= 0"]),
+        (["--players", "9"], ["num_players", "9", "3..7"]),
+        (["--mode", "round", "--scores", "sample", "--score-range", "6", "1"], ["score_range", "(6, 1)", "lo <= hi"]),
+        (["--mode", "round", "--scores", "3", "5"], ["scores", "one int per seat (3)", "(3, 5)"]),
+        (["--scores", "3", "5", "7"], ["scores", "mode='round'"]),
+        (["--set", "leader"], ["field=value", "'leader'"]),
+        (["--set", "leader=nobody"], ["leader", "nobody"]),
+        (["--agents", "random", "random", "random", "random"], ["4 agents for 3 players"]),
+    ],
+)
+def test_out_of_range_options_exit_2_with_one_line(argv, words, capsys, tmp_path):
+    """A bad value: exit status 2 and one line on stderr naming the option, the value and what
+    is allowed; no traceback, nothing played or written."""
+    base = ["--players", "3", "--quiet", "--out", str(tmp_path / "out")]
+    if "--agents" not in argv:
+        base += ["--agents", "random"]
+    with pytest.raises(SystemExit) as exc:
+        cli.main(base + argv)
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evaluate: error: "), captured.err
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    assert "Traceback" not in captured.err and captured.out == ""
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_counts_are_refused_by_the_api_too():
+    for kw, word in [(dict(games=0), "games"), (dict(batch_size=0), "batch_size"), (dict(games=2.5), "games"),
+                     (dict(decks_per_game=0), "decks_per_game"), (dict(engine="fast"), "engine")]:
+        with pytest.raises(ValueError, match=word):
+            run_tournament(["random"], players=3, progress=False, **kw)

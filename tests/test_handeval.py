@@ -1,4 +1,4 @@
-"""Tests for redbeard_env.handeval (hand-strength estimates). Fast: a few seconds."""
+"""Tests for redbeard_env.handeval (table lookup), handeval_playout (Monte Carlo) and handmasks. Fast: a few seconds."""
 
 from math import comb
 
@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from redbeard_env import handeval as he
+from redbeard_env import handeval_playout as playout
+from redbeard_env import handmasks as hm
 from redbeard_env.cards import parse_cards
 
 TOP_SPADES = parse_cards("AS KS QS JS TS 9S".split())
@@ -42,18 +44,18 @@ def test_shapes_and_dtypes():
     assert d.shape == (5, 7) and d.dtype == np.float32
     np.testing.assert_allclose(d.sum(1), 1.0, atol=1e-5)
     assert (d >= 0).all()
-    em = he.expected_tricks_mc(hands, 5, "follower", samples=32, rng=0)
+    em = playout.expected_tricks_mc(hands, 5, "follower", samples=32, rng=0)
     assert em.shape == (5,) and em.dtype == np.float32
-    dm = he.trick_distribution_mc(hands, 5, samples=32, rng=0)
+    dm = playout.trick_distribution_mc(hands, 5, samples=32, rng=0)
     assert dm.shape == (5, 7) and dm.dtype == np.float32
     np.testing.assert_allclose(dm.sum(1), 1.0, atol=1e-6)
     # one hand -> no batch axis
     assert he.expected_tricks(hands[0], 4).shape == ()
-    assert he.trick_distribution_mc(hands[0], 4, samples=8, rng=0).shape == (7,)
+    assert playout.trick_distribution_mc(hands[0], 4, samples=8, rng=0).shape == (7,)
     assert he.hand_signature(hands).shape == (5,)
-    p = he.p_take_trick(hands[:, :2], ~to_mask(hands), 4, rng=0, samples=16)
+    p = playout.p_take_trick(hands[:, :2], ~to_mask(hands), 4, rng=0, samples=16)
     assert p.shape == (5,) and p.dtype == np.float32
-    r = he.remaining_trick_distribution_mc(hands[:, :3], ~to_mask(hands), 3, samples=16, rng=0)
+    r = playout.remaining_trick_distribution_mc(hands[:, :3], ~to_mask(hands), 3, samples=16, rng=0)
     assert r.shape == (5, 4)
 
 
@@ -61,11 +63,11 @@ def test_mask_and_id_inputs_agree_and_mc_is_deterministic():
     hands = random_hands(6, 1)
     np.testing.assert_array_equal(he.expected_tricks(hands, 4), he.expected_tricks(to_mask(hands), 4))
     np.testing.assert_array_equal(he.expected_tricks(hands, 4), he.expected_tricks(to_mask(hands).astype(np.int8), 4))
-    a = he.trick_distribution_mc(hands, 4, samples=64, rng=3)
-    b = he.trick_distribution_mc(to_mask(hands), 4, samples=64, rng=np.random.default_rng(3))
+    a = playout.trick_distribution_mc(hands, 4, samples=64, rng=3)
+    b = playout.trick_distribution_mc(to_mask(hands), 4, samples=64, rng=np.random.default_rng(3))
     np.testing.assert_array_equal(a, b)
     # the order of the cards in a hand does not matter
-    np.testing.assert_array_equal(a, he.trick_distribution_mc(hands[:, ::-1], 4, samples=64, rng=3))
+    np.testing.assert_array_equal(a, playout.trick_distribution_mc(hands[:, ::-1], 4, samples=64, rng=3))
 
 
 def test_signature_is_suit_symmetric():
@@ -79,11 +81,11 @@ def test_signature_is_suit_symmetric():
 
 def test_six_top_spades_take_six_as_declarer_leading_every_trick():
     for n in range(3, 8):
-        d = he.trick_distribution_mc(TOP_SPADES, n, "declarer", samples=256, rng=n)
+        d = playout.trick_distribution_mc(TOP_SPADES, n, "declarer", samples=256, rng=n)
         assert d[6] == 1.0
-        assert he.expected_tricks_mc(TOP_SPADES, n, samples=64, rng=0) == 6.0
+        assert playout.expected_tricks_mc(TOP_SPADES, n, samples=64, rng=0) == 6.0
         # masters first, then the rest are masters too: also when trick winners lead
-        assert he.expected_tricks_mc(TOP_SPADES, n, samples=64, rng=0, leader="trick_winner") == 6.0
+        assert playout.expected_tricks_mc(TOP_SPADES, n, samples=64, rng=0, leader="trick_winner") == 6.0
         assert he.expected_tricks(TOP_SPADES, n) > 5.5
 
 
@@ -91,7 +93,7 @@ def test_six_top_spades_take_six_as_declarer_leading_every_trick():
 def test_honours_beat_low_cards(n, leader, role):
     hands = np.array([HONOURS, LOW])
     t = he.expected_tricks(hands, n, role, leader=leader)
-    m = he.expected_tricks_mc(hands, n, role, samples=128, rng=0, leader=leader)
+    m = playout.expected_tricks_mc(hands, n, role, samples=128, rng=0, leader=leader)
     assert t[0] > t[1] + 0.5 and m[0] > m[1] + 0.5
 
 
@@ -102,7 +104,7 @@ def test_more_players_fewer_tricks_for_an_average_hand():
             means = [he.expected_tricks(hands, n, role, leader=leader).mean() for n in range(3, 8)]
             assert all(a > b for a, b in zip(means, means[1:])), (leader, role, means)
     small = hands[:64]
-    mc = [he.expected_tricks_mc(small, n, samples=64, rng=n).mean() for n in range(3, 8)]
+    mc = [playout.expected_tricks_mc(small, n, samples=64, rng=n).mean() for n in range(3, 8)]
     assert all(a > b for a, b in zip(mc, mc[1:])), mc
 
 
@@ -136,7 +138,7 @@ def test_declarer_leading_every_trick_is_an_advantage():
 ])
 def test_table_agrees_with_monte_carlo(n, leader, role, position):
     hands = random_hands(64, 10 + n)
-    mc = he.trick_distribution_mc(hands, n, role, samples=1024, rng=5, leader=leader, position=position)
+    mc = playout.trick_distribution_mc(hands, n, role, samples=1024, rng=5, leader=leader, position=position)
     tb = he.trick_distribution(hands, n, role, leader=leader, position=position)
     k = np.arange(7)
     err = np.abs(mc @ k - tb @ k)
@@ -157,9 +159,9 @@ def test_vectorised_playout_matches_the_plain_python_reference():
         unplayed = to_mask(deals.reshape(M, -1)) | (rng.random((M, 52)) < (0.0 if T == 6 else 0.4))
         if T == 6:
             unplayed[:] = True
-        H = np.ascontiguousarray(he._ids_to_masks(deals).transpose(1, 0, 2))
-        got = he._playout(H, he._masks_from_bool(unplayed), leader)
-        want = [he._reference_playout(deals[i].tolist(), leader, set(np.flatnonzero(unplayed[i]).tolist()))
+        H = np.ascontiguousarray(hm._ids_to_masks(deals).transpose(1, 0, 2))
+        got = playout._playout(H, hm._masks_from_bool(unplayed), leader)
+        want = [playout._reference_playout(deals[i].tolist(), leader, set(np.flatnonzero(unplayed[i]).tolist()))
                 for i in range(M)]
         np.testing.assert_array_equal(got, np.array(want))
 
@@ -171,7 +173,7 @@ def test_p_take_trick_master_and_exact_probability():
     hand = parse_cards(["AS", "7H"])
     unseen[hand] = False
     # leading a master wins
-    d = he.remaining_trick_distribution_mc(hand, unseen, 4, position=0, samples=512, rng=0)
+    d = playout.remaining_trick_distribution_mc(hand, unseen, 4, position=0, samples=512, rng=0)
     assert d[0] == 0.0
     # one trick left, leading the 5H: it wins iff no other player (k of them, one card
     # each from the U unseen cards, h of them hearts) holds a heart above 5
@@ -181,14 +183,14 @@ def test_p_take_trick_master_and_exact_probability():
     for n_in in (2, 3, 5):
         k = n_in - 1
         exact = comb(U - h, k) / comb(U, k)
-        p = he.p_take_trick(parse_cards(["5H"]), unseen, n_in, 1, rng=1, position=0, samples=20000)
+        p = playout.p_take_trick(parse_cards(["5H"]), unseen, n_in, 1, rng=1, position=0, samples=20000)
         assert abs(p - exact) < 4 * np.sqrt(exact * (1 - exact) / 20000) + 1e-9, (n_in, p, exact)
 
 
 def test_p_take_trick_matches_full_round_at_the_start():
     hands = random_hands(8, 7)
-    full = he.trick_distribution_mc(hands, 4, "follower", samples=2000, rng=1, position=2)
-    cond = he.remaining_trick_distribution_mc(hands, ~to_mask(hands), 4, position=2, samples=2000, rng=2)
+    full = playout.trick_distribution_mc(hands, 4, "follower", samples=2000, rng=1, position=2)
+    cond = playout.remaining_trick_distribution_mc(hands, ~to_mask(hands), 4, position=2, samples=2000, rng=2)
     assert np.abs(full[:, 0] - cond[:, 0]).max() < 0.06
 
 
@@ -209,7 +211,7 @@ def test_bad_hands_raise(bad):
     with pytest.raises(ValueError):
         he.expected_tricks(bad, 4)
     with pytest.raises(ValueError):
-        he.expected_tricks_mc(bad, 4, samples=4)
+        playout.expected_tricks_mc(bad, 4, samples=4)
 
 
 @pytest.mark.parametrize("n", [2, 8, 0, 3.0, "4", True])
@@ -217,7 +219,7 @@ def test_bad_num_players_raise(n):
     with pytest.raises(ValueError):
         he.expected_tricks(LOW, n)
     with pytest.raises(ValueError):
-        he.trick_distribution_mc(LOW, n, samples=4)
+        playout.trick_distribution_mc(LOW, n, samples=4)
 
 
 def test_bad_arguments_raise():
@@ -234,17 +236,17 @@ def test_bad_arguments_raise():
     with pytest.raises(ValueError):
         he.expected_tricks(np.array([LOW, HONOURS]), 4, "follower", position=[1, 2, 3])
     with pytest.raises(ValueError):
-        he.expected_tricks_mc(LOW, 4, samples=0)
+        playout.expected_tricks_mc(LOW, 4, samples=0)
     unseen = ~to_mask(np.array([LOW]))[0]
     with pytest.raises(ValueError):
-        he.p_take_trick(LOW[:2], unseen | True, 3)  # unseen overlaps the hand
+        playout.p_take_trick(LOW[:2], unseen | True, 3)  # unseen overlaps the hand
     few = np.zeros(52, dtype=bool)
     few[parse_cards(["AS", "KS"])] = True
     with pytest.raises(ValueError):
-        he.p_take_trick(LOW[:2], few, 3)  # 2 unseen cards for 2 players x 2 cards
+        playout.p_take_trick(LOW[:2], few, 3)  # 2 unseen cards for 2 players x 2 cards
     with pytest.raises(ValueError):
-        he.p_take_trick(LOW[:2], unseen, 8)
+        playout.p_take_trick(LOW[:2], unseen, 8)
     with pytest.raises(ValueError):
-        he.p_take_trick(LOW[:2], unseen, 3, tricks_left=3)  # hand holds 2 cards
+        playout.p_take_trick(LOW[:2], unseen, 3, tricks_left=3)  # hand holds 2 cards
     with pytest.raises(ValueError):
-        he.p_take_trick(LOW[:2], unseen, 3, position=3)
+        playout.p_take_trick(LOW[:2], unseen, 3, position=3)

@@ -1,0 +1,240 @@
+"""Batch engines: one small interface over both rules engines, for tournaments and tests.
+
+A batch engine plays a batch of games side by side from given deals and reports what
+happened in each step as arrays, one entry per game slot. Two implementations play the
+very same games for the same jobs and actions (``tests/test_evaluate.py``):
+
+- :class:`VectorBatch` on the batch engine (:class:`redbeard_env.vector.VectorEnv`): fast;
+  every bot must answer whole batches.
+- :class:`ReferenceBatch` on the reference engine (:mod:`redbeard_env.game`, one ``Game``
+  per slot): slow, the rules' definition.
+
+```python
+engine = make_engine("vector", rules, num_players=4, seed=0)
+engine.start(jobs)                      # one game per Job, slots 0..B-1
+while engine.live.any():
+    obs, mask, seat = engine.observe()  # the acting seat's view in every slot
+    events = engine.step(actions)       # actions int [B]; slots not live are ignored
+    engine.release(np.flatnonzero(events["done"]))
+```
+
+Interface (:class:`BatchEngine`)
+    ``name``       ``"vector"`` or ``"reference"``.
+    ``live``       bool [B]: slots whose game the caller still plays; a slot stops being
+                   live when its game ends in :meth:`~BatchEngine.step` or when released.
+    ``start(jobs)``  begin one game per :class:`Job` (replacing any earlier batch): first
+                   dealer ``job.dealer``, the deals ``job.decks`` in order, starting scores
+                   ``job.scores`` (``None``: the rules' start score).
+    ``observe()``  ``(obs float32 [B, OBS_SIZE], mask int8 [B, NUM_ACTIONS], seat int64
+                   [B])``: the acting seat's observation (:mod:`redbeard_env.observation`),
+                   its legal actions and the seat; ``seat`` is -1 where not live.
+    ``step(actions)``  apply one action per live slot; returns the events below.
+    ``release(slots)``  the caller is done with these slots (e.g. a round-mode round that
+                   has been scored): they stop being live.
+
+Events (``step``'s dict of numpy arrays, B = batch size, n = players)
+    ``done`` bool [B]            the game ended in this step (won or truncated)
+    ``truncated`` bool [B]       ... by ``max_rounds``
+    ``winner`` int64 [B]         the winner's seat where ``done``, else -1 (-1 if truncated)
+    ``final_score`` int64 [B, n] the final scores where ``done``
+    ``score`` int64 [B, n]       scores after the step (a finished game: its final scores)
+    ``rounds`` int64 [B]         rounds scored in the game where ``done``
+    ``round_over`` bool [B]      a round was scored in this step; then:
+    ``round_declarer`` int64 [B] the declarer (-1: all passed)
+    ``round_bid`` int64 [B]      its bid level 0..6, 7 = Rödskägg
+    ``round_tricks`` int64 [B, n]  tricks taken in the round
+    Entries of slots that were not live before the step are meaningless.
+
+Deals and randomness: a game's first K deals come from ``job.decks`` (``[K, 104]``: deck
+top first, then the order in which thrown-in cards are reshuffled), so both engines deal
+the same cards. Deals beyond the K come from the engine's seeded generator (reference:
+one per job, keyed by ``(seed, job.deal)``; vector: one per ``start``), where the two
+engines differ: give enough decks (tournaments give ``min(max_rounds + 8, 96)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import game as G
+from .cards import NUM_ACTIONS, NUM_CARDS
+from .observation import OBS_SIZE, encode, static_prefix
+from .rules import Rules
+from .vector import VectorEnv
+
+__all__ = ["Job", "BatchEngine", "ReferenceBatch", "VectorBatch", "ENGINES", "make_engine", "empty_events"]
+
+
+@dataclass
+class Job:
+    """One game (or round) to play: deal sequence ``deal`` in lineup rotation ``rotation``.
+
+    Engines read ``deal`` (the key of the game's extra randomness), ``dealer``, ``decks``
+    and ``scores``; ``index``, ``rotation`` and ``lineup`` are the caller's bookkeeping."""
+
+    index: int
+    deal: int
+    rotation: int
+    lineup: tuple[int, ...]  # agent index per seat
+    dealer: int
+    decks: np.ndarray  # [K, 104]
+    scores: list[int] | None = None
+
+
+def empty_events(B: int, n: int) -> dict:
+    """The events dict of a step in which nothing happened (see the module docstring)."""
+    return {
+        "round_over": np.zeros(B, bool),
+        "round_declarer": np.full(B, -1, np.int64),
+        "round_bid": np.full(B, -1, np.int64),
+        "round_tricks": np.zeros((B, n), np.int64),
+        "done": np.zeros(B, bool),
+        "truncated": np.zeros(B, bool),
+        "winner": np.full(B, -1, np.int64),
+        "final_score": np.zeros((B, n), np.int64),
+        "score": np.zeros((B, n), np.int64),
+        "rounds": np.zeros(B, np.int64),
+    }
+
+
+class BatchEngine:
+    """The interface (see the module docstring); subclasses implement start, observe and step."""
+
+    name: str
+    live: np.ndarray
+
+    def __init__(self, rules: Rules, num_players: int, seed: int):
+        self.rules, self.n, self.seed = rules, num_players, seed
+
+    def start(self, jobs: list[Job]) -> None:
+        raise NotImplementedError
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def step(self, actions: np.ndarray) -> dict:
+        raise NotImplementedError
+
+    def release(self, slots: np.ndarray) -> None:
+        self.live[slots] = False
+
+
+class ReferenceBatch(BatchEngine):
+    """Jobs on the reference engine: one ``game.Game`` per slot."""
+
+    name = "reference"
+
+    def __init__(self, rules: Rules, num_players: int, seed: int):
+        super().__init__(rules, num_players, seed)
+        self.prefix = static_prefix(rules, num_players)
+
+    def start(self, jobs: list[Job]) -> None:
+        self.games = []
+        for job in jobs:
+            decks = [(list(map(int, d[:NUM_CARDS])), _rank_of(d[NUM_CARDS:])) for d in job.decks]
+            rng = np.random.default_rng([self.seed, job.deal, 13])  # deals after the list: same per rotation
+            self.games.append(
+                G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
+            )
+        self.live = np.ones(len(jobs), dtype=bool)
+
+    def observe(self):
+        B = len(self.games)
+        obs = np.zeros((B, OBS_SIZE), dtype=np.float32)
+        mask = np.zeros((B, NUM_ACTIONS), dtype=np.int8)
+        seat = np.full(B, -1, dtype=np.int64)
+        for b in np.flatnonzero(self.live):
+            g = self.games[b]
+            obs[b] = encode(g, g.to_act, self.prefix)
+            mask[b, G.legal_actions(g)] = 1
+            seat[b] = g.to_act
+        return obs, mask, seat
+
+    def step(self, actions: np.ndarray) -> dict:
+        ev = empty_events(len(self.games), self.n)
+        for b in np.flatnonzero(self.live):
+            g = self.games[b]
+            G.apply_action(g, int(actions[b]))
+            ev["score"][b] = g.scores
+            for e in g.events:
+                if e[0] == "round_end":
+                    _, _, declarer, level, tricks, joiner, in_round = e
+                    ev["round_over"][b] = True
+                    ev["round_declarer"][b] = declarer
+                    ev["round_bid"][b] = level
+                    ev["round_tricks"][b] = tricks
+            if g.game_over:
+                ev["done"][b] = True
+                ev["truncated"][b] = g.truncated
+                ev["winner"][b] = -1 if g.winner is None else g.winner
+                ev["final_score"][b] = g.scores
+                ev["rounds"][b] = g.rounds_played
+                self.live[b] = False
+        return ev
+
+
+def _rank_of(order: np.ndarray) -> np.ndarray:
+    """A reshuffle order (cards, first reshuffled first) as each card's position in it."""
+    rank = np.empty(NUM_CARDS, dtype=np.int64)
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(NUM_CARDS)
+    return rank
+
+
+class VectorBatch(BatchEngine):
+    """Jobs on the batch engine. A finished slot is restarted by the engine with a random
+    game, which is played out with the first legal action and ignored."""
+
+    name = "vector"
+
+    def __init__(self, rules: Rules, num_players: int, seed: int):
+        super().__init__(rules, num_players, seed)
+        self.wave = 0  # batches started so far: each gets its own engine seed
+
+    def start(self, jobs: list[Job]) -> None:
+        B = len(jobs)
+        self.env = VectorEnv(num_envs=B, num_players=self.n, rules=self.rules, seed=[self.seed, self.wave, 17])
+        self.wave += 1
+        dealer = np.array([j.dealer for j in jobs], dtype=np.int64)
+        decks = np.stack([j.decks for j in jobs]).astype(np.int64)
+        scores = None
+        if jobs[0].scores is not None:
+            scores = np.array([j.scores for j in jobs], dtype=np.int64)
+        self._obs = self.env.reset(dealer=dealer, scores=scores, decks=decks)
+        self.live = np.ones(B, dtype=bool)
+
+    def observe(self):
+        obs, mask, seat = self._obs
+        return obs, mask, np.where(self.live, seat, -1)
+
+    def step(self, actions: np.ndarray) -> dict:
+        _, mask, _ = self._obs
+        actions = np.where(self.live, actions, mask.argmax(1))
+        obs, mask, seat, rewards, terminated, truncated, info = self.env.step(actions)
+        self._obs = (obs, mask, seat)
+        ev = empty_events(len(actions), self.n)
+        live = self.live
+        ev["round_over"] = info["round_over"] & live
+        ev["round_declarer"] = np.asarray(info["round_declarer"], np.int64)
+        ev["round_bid"] = np.asarray(info["round_bid"], np.int64)
+        ev["round_tricks"] = np.asarray(info["round_tricks"], np.int64)
+        done = (terminated | truncated) & live
+        ev["done"] = done
+        ev["truncated"] = truncated & live
+        ev["winner"] = np.asarray(info["winner"], np.int64)
+        ev["final_score"] = np.asarray(info["final_score"], np.int64)
+        ev["rounds"] = np.asarray(info["rounds"], np.int64)
+        ev["score"] = np.where((terminated | truncated)[:, None], ev["final_score"], np.asarray(info["score"], np.int64))
+        self.live = live & ~done
+        return ev
+
+
+ENGINES = {"vector": VectorBatch, "reference": ReferenceBatch}
+
+
+def make_engine(name: str, rules: Rules, num_players: int, seed: int) -> BatchEngine:
+    """The batch engine called ``name`` (``"vector"`` or ``"reference"``)."""
+    if name not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {name!r}")
+    return ENGINES[name](rules, num_players, seed)

@@ -1,0 +1,94 @@
+"""The ``evaluate.py`` / ``redbeard-evaluate`` command line: :class:`EvalConfig`'s fields are
+the options (``--help`` shows each one's meaning, type and default, read from the field
+docstrings by tyro). A value out of range exits with status 2 and one line naming the
+option, the value and what is allowed, before anything is played."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Annotated, Literal, Optional, Sequence, Union
+
+import tyro
+
+from redbeard_env.rules import PRESETS, parse_overrides
+
+from .report import format_table
+from .tournament import play_tournament, prepare_tournament
+
+__all__ = ["EvalConfig", "parse_args", "main"]
+
+PresetName = Literal[tuple(PRESETS)]  # type: ignore[valid-type]
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Play a duplicate tournament between bots (every deal replayed with the lineup rotated through the seats) and
+    report win rates with 95 % CIs, OpenSkill ratings and bid and join metrics. Outputs and metrics are defined in
+    the redbeard_eval package docstring: python -c 'import redbeard_eval; help(redbeard_eval)'."""
+
+    agents: Annotated[tuple[str, ...], tyro.conf.arg(metavar="SPEC [SPEC ...]")]
+    """Agent specs, one per seat (heuristic, random, pimc:samples=64, ppo:classic_4p, ...); the last repeats."""
+    rules: PresetName = "classic"
+    """Rules preset (change single fields with --set)."""
+    players: Optional[int] = None
+    """Player count, 3..7; None: the number of --agents."""
+    games: int = 2000
+    """Games (round mode: rounds) to play, at least 1; rounded up to whole deals (x distinct seatings)."""
+    seed: int = 0
+    """Seed (>= 0) of the deals, the bots and the engine."""
+    set: Annotated[tuple[str, ...], tyro.conf.arg(metavar="FIELD=VALUE [...]")] = ()
+    """Rules overrides, values as Python literals, e.g. leader=trick_winner eliminate_at=40."""
+    mode: Literal["game", "round"] = "game"
+    """game: whole games; round: single rounds from --scores (bid-accuracy research)."""
+    scores: Union[Literal["sample"], tuple[int, ...], None] = None
+    """Round mode: starting scores, one int per seat, or sample (uniform in --score-range); None: the start score."""
+    score_range: Annotated[tuple[int, int], tyro.conf.arg(metavar="LO HI")] = (1, 12)
+    """Round mode with --scores sample: scores drawn uniformly from LO..HI (LO <= HI)."""
+    engine: Literal["auto", "vector", "reference"] = "auto"
+    """vector: the batch engine (bots need act_batch); reference: game.py; auto: vector when every bot can."""
+    batch_size: Optional[int] = None
+    """Games played at once, at least 1; None: 4096 on the vector engine, 512 on the reference engine."""
+    out: Optional[str] = None
+    """Output folder for results.json, games.csv (rounds.csv) and the plots; None: write nothing."""
+    plots: bool = True
+    """With --out, draw win_rates.png, calibration.png and contract_by_bid.png."""
+    quiet: bool = False
+    """No progress bar."""
+
+
+def _refuse(message: str) -> None:
+    """A bad option: one line on stderr, exit status 2 (as argparse does)."""
+    print("evaluate: error: " + " ".join(message.split()), file=sys.stderr)
+    raise SystemExit(2)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> EvalConfig:
+    """The options as a config (``--help`` prints the help and exits)."""
+    return tyro.cli(EvalConfig, args=argv, prog=os.path.basename(sys.argv[0]))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    cfg = parse_args(argv)
+    try:
+        tournament = prepare_tournament(
+            cfg.agents,
+            rules=cfg.rules,
+            players=cfg.players,
+            games=cfg.games,
+            seed=cfg.seed,
+            overrides=parse_overrides(cfg.set),
+            mode=cfg.mode,
+            scores=cfg.scores,
+            score_range=cfg.score_range,
+            engine=cfg.engine,
+            batch_size=cfg.batch_size,
+        )
+    except ValueError as exc:
+        _refuse(str(exc))
+    results = play_tournament(tournament, out=cfg.out, plots=cfg.plots, progress=not cfg.quiet)
+    print(format_table(results))
+    if cfg.out:
+        print(f"wrote {cfg.out}/results.json, {'games' if cfg.mode == 'game' else 'rounds'}.csv"
+              + (", win_rates.png, calibration.png, contract_by_bid.png" if cfg.plots else ""))

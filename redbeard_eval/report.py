@@ -1,0 +1,73 @@
+"""Tournament outputs: ``results.json``, ``games.csv`` / ``rounds.csv`` and the printed
+table (the plots: :mod:`redbeard_eval.plots`)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .metrics import Records
+
+__all__ = ["write_outputs", "format_table", "short_name"]
+
+
+def write_outputs(results: dict, rec: Records, out: Path) -> None:
+    """``results.json`` and ``games.csv`` (round mode: ``rounds.csv``) in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "results.json", "w") as f:
+        json.dump(results, f, indent=2, default=_json_default)
+    name = "games.csv" if results["config"]["mode"] == "game" else "rounds.csv"
+    if rec.seat_rows:
+        with open(out / name, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rec.seat_rows[0]))
+            writer.writeheader()
+            writer.writerows(sorted(rec.seat_rows, key=lambda r: (r["game"], r["seat"])))
+
+
+def _json_default(x):
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        return float(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(repr(x))
+
+
+def short_name(spec: str, width: int = 22) -> str:
+    """``spec`` cut to ``width`` characters from the left (the end of a path says most)."""
+    return spec if len(spec) <= width else "…" + spec[-(width - 1):]
+
+
+def format_table(results: dict) -> str:
+    """The results as the printed table: a header line, one row per agent, a timing line."""
+    agents = results["agents"]
+    cfg = results["config"]
+    head = (f"{'agent':<24}{'games':>7}{'win':>8}{'95% CI':>16}{'parity':>8}{'rating':>8}"
+            f"{'contract':>9}{'bid_err':>8}{'bias':>7}{'join':>6}{'join_ok':>8}{'rounds':>7}")
+    lines = [f"{cfg['rules']} | {cfg['players']} players | {cfg['games']} {cfg['mode']}s "
+             f"({cfg['deals']} deals x {len(cfg['rotations'])} seatings) | seed {cfg['seed']} | {cfg['engine']} engine",
+             head, "-" * len(head)]
+
+    def f(x, fmt):
+        return "-" if x is None else format(x, fmt)
+
+    for name, a in agents.items():
+        ci = f"[{a['win_rate_ci'][0]:.3f}, {a['win_rate_ci'][1]:.3f}]"
+        rating = a["rating"]["ordinal"] if a.get("rating") else None
+        lines.append(
+            f"{short_name(name, 23):<24}{a['games']:>7}{a['win_rate']:>8.3f}{ci:>16}{a['parity']:>8.3f}{f(rating, '.1f'):>8}"
+            f"{f(a['contract_rate'], '.3f'):>9}{f(a['bid_error'], '.2f'):>8}{f(a['bid_bias'], '+.2f'):>7}"
+            f"{f(a['join_rate'], '.2f'):>6}{f(a['join_success'], '.2f'):>8}{f(a['mean_rounds'], '.1f'):>7}"
+        )
+    t = results["timing"]
+    rate_key = "games_per_second" if cfg["mode"] == "game" else "rounds_per_second"
+    lines.append(f"{t['wall_seconds']:.1f} s, {t[rate_key]:.1f} {rate_key.replace('_', ' ')}, "
+                 f"{t['decisions_per_second']:.0f} decisions/s; agent ms/decision: "
+                 + ", ".join(f"{short_name(k, 16)} {v:.3f}" for k, v in t["agent_ms_per_decision"].items() if v is not None))
+    return "\n".join(lines)
+
+
