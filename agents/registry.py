@@ -37,6 +37,7 @@ LAZY_MODULES: dict[str, str] = {
     "heuristic": "agents.heuristic",
     "pimc": "agents.pimc",
     "ppo": "agents.ppo:PPOAgent",  # the registry hook for trained policies
+    "sb3": "agents.sb3_agent:MaskablePPOAgent",  # a saved sb3-contrib MaskablePPO model (sb3 extra)
 }
 
 

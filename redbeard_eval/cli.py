@@ -56,6 +56,13 @@ class EvalConfig:
     """With --out, draw win_rates.png, calibration.png and contract_by_bid.png."""
     quiet: bool = False
     """No progress bar."""
+    backend: Literal["local", "ray"] = "local"
+    """Where the shards of deals are played: local (this process, or a process pool with --workers > 1) or ray
+    (Ray tasks; an embedded local Ray, or the cluster at --ray-address / $RAY_ADDRESS). Results do not depend on it."""
+    workers: int = 1
+    """Processes (local) or at most concurrent tasks' worth of CPUs (ray) to play shards on, at least 1."""
+    ray_address: Optional[str] = None
+    """Ray cluster to join with --backend ray (None: $RAY_ADDRESS, else an embedded local Ray)."""
 
 
 def _refuse(message: str) -> None:
@@ -85,9 +92,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             engine=cfg.engine,
             batch_size=cfg.batch_size,
         )
+        if cfg.workers < 1:
+            raise ValueError(f"--workers must be an int >= 1, got {cfg.workers}")
     except ValueError as exc:
         _refuse(str(exc))
-    results = play_tournament(tournament, out=cfg.out, plots=cfg.plots, progress=not cfg.quiet)
+    results = play_tournament(tournament, out=cfg.out, plots=cfg.plots, progress=not cfg.quiet,
+                              backend=cfg.backend, workers=cfg.workers, ray_address=cfg.ray_address)
     print(format_table(results))
     if cfg.out:
         print(f"wrote {cfg.out}/results.json, {'games' if cfg.mode == 'game' else 'rounds'}.csv"

@@ -9,6 +9,7 @@ preparation checks every argument and builds the bots, so a bad argument fails w
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,16 +47,26 @@ class Tournament:
     rotations: list[tuple[int, ...]]  # agent index per seat, per seating
     num_deals: int
     decks_per_game: int
-    engine: BatchEngine
+    engine: str  # "vector" or "reference"; each shard builds its own
     batch_size: int
     seed: int
     mode: str
     scores: Any
     score_range: tuple[int, int]
+    setup: dict  # prepare_tournament's arguments: another process rebuilds the tournament from them
 
     @property
     def num_jobs(self) -> int:
         return self.num_deals * len(self.rotations)
+
+    @property
+    def deals_per_shard(self) -> int:
+        """Whole deals (all their seatings) per shard: as many as fill a batch."""
+        return max(1, self.batch_size // len(self.rotations))
+
+    @property
+    def num_shards(self) -> int:
+        return math.ceil(self.num_deals / self.deals_per_shard)
 
 
 def _check_count(name: str, value: Any, *, optional: bool = False) -> int | None:
@@ -131,12 +142,15 @@ def prepare_tournament(
         rotations=rotations,
         num_deals=max(1, math.ceil(games / len(rotations))),
         decks_per_game=decks_per_game or (4 if mode == "round" else min(rules_obj.max_rounds + 8, 96)),
-        engine=make_engine(engine, rules_obj, n, seed),
+        engine=make_engine(engine, rules_obj, n, seed).name,
         batch_size=batch_size or (4096 if engine == "vector" else 512),
         seed=int(seed),
         mode=mode,
         scores=scores,
         score_range=score_range,
+        setup=dict(agent_specs=list(agent_specs), rules=rules, players=players, games=games, seed=seed,
+                   overrides=overrides, mode=mode, scores=scores, score_range=score_range, engine=engine,
+                   batch_size=batch_size, decks_per_game=decks_per_game, agent_kwargs=agent_kwargs),
     )
 
 
@@ -174,15 +188,209 @@ def run_tournament(
     return play_tournament(tournament, out=out, plots=plots, progress=progress)
 
 
-def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, plots: bool = True,
-                    progress: bool = True) -> dict:
-    """Play a prepared tournament; return the results dict (also written to ``out``)."""
-    tr = tournament
-    n, unique, bots, rotations, backend = tr.num_players, tr.unique, tr.bots, tr.rotations, tr.engine
-    seed, mode, scores, score_range, batch_size = tr.seed, tr.mode, tr.scores, tr.score_range, tr.batch_size
-    K = tr.decks_per_game
-    jobs_total = tr.num_jobs
+@dataclass
+class ShardResult:
+    """What one shard measured (merged in shard order by :func:`play_tournament`)."""
+
+    rec: Records
+    decisions: int
+    agent_time: np.ndarray  # seconds in each agent's decisions
+    agent_decisions: np.ndarray
+    searched: np.ndarray  # decisions the search bots actually searched
+
+
+def shard_seed(seed: int, shard: int, part: int) -> int:
+    """The seed of one part of one shard (the engine: part -1, agent i: part i)."""
+    return int(np.random.SeedSequence([seed, shard, part + 1]).generate_state(1)[0])
+
+
+def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
+    """Play shard ``shard``: whole deals ``[shard * deals_per_shard, ...)`` in all their
+    seatings, at once, on a fresh engine, with every bot reseeded, all from seeds derived
+    from the tournament's seed and the shard's index — so a shard plays the same wherever
+    and whenever it runs."""
+    n, unique, bots, rotations = tr.num_players, tr.unique, tr.bots, tr.rotations
+    seed, mode, scores, score_range = tr.seed, tr.mode, tr.scores, tr.score_range
+    backend = make_engine(tr.engine, tr.rules, n, shard_seed(seed, shard, -1))
+    for i, bot in enumerate(bots):
+        if hasattr(bot, "reset"):
+            bot.reset(shard_seed(seed, shard, i))
+    searched_before = np.array([getattr(b, "decisions", 0) for b in bots], np.int64)
     rec = Records(n, unique, tr.rules.contract)
+    decisions = 0
+    agent_time = np.zeros(len(bots))
+    agent_decisions = np.zeros(len(bots), np.int64)
+    first = shard * tr.deals_per_shard * len(rotations)
+    count = min(tr.deals_per_shard * len(rotations), tr.num_jobs - first)
+    deal_of, rot_of = np.divmod(np.arange(first, first + count), len(rotations))
+    dealers, decks = deal_sequences(seed, deal_of, n, tr.decks_per_game)
+    sc = start_scores(seed, deal_of, n, scores, score_range) if mode == "round" else None
+    jobs = [Job(first + k, int(deal_of[k]), int(rot_of[k]), rotations[rot_of[k]], int(dealers[k]), decks[k],
+                None if sc is None else [int(x) for x in sc[k]]) for k in range(count)]
+    backend.start(jobs)
+    lineups = np.array([job.lineup for job in jobs])  # [B, n] agent index per seat
+    pending_join = np.full((count, n), -1, np.int64)  # tricks at a join, awaiting the round's end
+    slot_stats = [dict(declared=np.zeros(n, int), made=np.zeros(n, int), joins=np.zeros(n, int),
+                       join_decisions=np.zeros(n, int)) for _ in range(count)]
+    while backend.live.any():
+        obs, mask, seat = backend.observe()
+        live = np.flatnonzero(backend.live)
+        actions = np.zeros(count, np.int64)
+        who = lineups[live, seat[live]]
+        for a in np.unique(who):
+            rows = live[who == a]
+            ts = time.perf_counter()
+            if hasattr(bots[a], "act_batch"):
+                acts = np.asarray(bots[a].act_batch(obs[rows], mask[rows]), dtype=np.int64)
+            else:
+                acts = np.array([bots[a].act(o, m) for o, m in zip(obs[rows], mask[rows])], dtype=np.int64)
+            agent_time[a] += time.perf_counter() - ts
+            agent_decisions[a] += len(rows)
+            actions[rows] = acts
+        decisions += len(live)
+        # join decisions: remember the tricks the player had when it answered
+        jf = live[(actions[live] == JOIN) | (actions[live] == FOLD)]
+        for b in jf:
+            s = seat[b]
+            spec = unique[lineups[b, s]]
+            rec.joins[spec][0] += 1
+            slot_stats[b]["join_decisions"][s] += 1
+            if actions[b] == JOIN:
+                rec.joins[spec][1] += 1
+                slot_stats[b]["joins"][s] += 1
+                pending_join[b, s] = int(round(obs[b, OFF["tricks"]] * 6))
+        ev = backend.step(actions)
+        for b in np.flatnonzero(ev["round_over"]):
+            d = int(ev["round_declarer"][b])
+            tricks = ev["round_tricks"][b]
+            for s in np.flatnonzero(pending_join[b] >= 0):
+                if tricks[s] > pending_join[b, s]:
+                    rec.joins[unique[lineups[b, s]]][2] += 1
+            pending_join[b] = -1
+            if d >= 0:
+                level = int(ev["round_bid"][b])
+                t = int(tricks[d])
+                spec = unique[lineups[b, d]]
+                rec.calib[spec][level, t] += 1
+                made = rec.contract_made(level, t)
+                rec.made[spec][level] += made
+                slot_stats[b]["declared"][d] += 1
+                slot_stats[b]["made"][d] += made
+            if mode == "round":
+                ev["done"][b] = True
+        finished = np.flatnonzero(ev["done"])
+        for b in finished:
+            job = jobs[b]
+            winner = int(ev["winner"][b])
+            final = ev["score"][b]
+            for s in range(n):
+                st = slot_stats[b]
+                rec.seat_rows.append(
+                    {
+                        "game": job.index,
+                        "deal": job.deal,
+                        "rotation": job.rotation,
+                        "seat": s,
+                        "agent": unique[lineups[b, s]],
+                        "won": int(winner == s if (mode == "game" or winner >= 0) else final[s] == 0),
+                        "final_score": int(final[s]),
+                        "rounds": int(ev["rounds"][b]) if mode == "game" else 1,
+                        "truncated": int(bool(ev["truncated"][b])),
+                        "declared": int(st["declared"][s]),
+                        "made": int(st["made"][s]),
+                        "join_decisions": int(st["join_decisions"][s]),
+                        "joins": int(st["joins"][s]),
+                        "start_score": "" if job.scores is None else job.scores[s],
+                    }
+                )
+        if len(finished):
+            backend.release(finished)
+            if on_games is not None:
+                on_games(len(finished))
+    searched = np.array([getattr(b, "decisions", 0) for b in bots], np.int64) - searched_before
+    rec.joins = dict(rec.joins)  # plain, so the result pickles back from a worker
+    return ShardResult(rec, decisions, agent_time, agent_decisions, searched)
+
+
+BACKENDS = ("local", "ray")
+
+
+def _shard_in_worker(setup: dict, shard: int) -> ShardResult:
+    """A shard in another process: the tournament is rebuilt from its set-up (once per
+    process) and the shard played there."""
+    key = repr(setup)
+    if _WORKER_TOURNAMENT.get("key") != key:
+        _WORKER_TOURNAMENT.update(key=key, tournament=prepare_tournament(**setup))
+    return play_shard(_WORKER_TOURNAMENT["tournament"], shard)
+
+
+_WORKER_TOURNAMENT: dict = {}
+
+
+def _merge(records: Records, part: Records) -> None:
+    records.seat_rows.extend(part.seat_rows)
+    records.round_rows.extend(part.round_rows)
+    for spec in records.specs:
+        records.calib[spec] += part.calib[spec]
+        records.made[spec] += part.made[spec]
+    for spec, counts in part.joins.items():
+        records.joins[spec] += counts
+
+
+def _run_shards(tr: Tournament, backend: str, workers: int, ray_address: str | None, bar) -> list[ShardResult]:
+    """Every shard's result, in shard order, from the chosen backend; results are taken
+    as they finish (for the progress bar) and ordered afterwards."""
+    shards = range(tr.num_shards)
+    if backend == "local" and workers == 1:
+        return [play_shard(tr, k, on_games=None if bar is None else bar.update) for k in shards]
+    if any(not isinstance(spec, str) for spec in tr.setup["agent_specs"]):
+        raise ValueError("more than one worker needs agents given as spec strings (each worker builds its own)")
+    done: dict[int, ShardResult] = {}
+    if backend == "local":
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {pool.submit(_shard_in_worker, tr.setup, k): k for k in shards}
+            for future in as_completed(futures):
+                done[futures[future]] = result = future.result()
+                if bar is not None:
+                    bar.update(len({r["game"] for r in result.rec.seat_rows}))
+    else:
+        import ray
+
+        if not ray.is_initialized():
+            address = ray_address or os.environ.get("RAY_ADDRESS") or None
+            # an embedded Ray gets one CPU per worker; a cluster offers what it has
+            ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False, log_to_driver=False)
+        task = ray.remote(num_cpus=1)(_shard_in_worker)
+        setup = ray.put(tr.setup)
+        pending = {task.remote(setup, k): k for k in shards}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                done[pending.pop(ref)] = result = ray.get(ref)
+                if bar is not None:
+                    bar.update(len({r["game"] for r in result.rec.seat_rows}))
+    return [done[k] for k in shards]
+
+
+def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, plots: bool = True,
+                    progress: bool = True, backend: str = "local", workers: int = 1,
+                    ray_address: str | None = None) -> dict:
+    """Play a prepared tournament; return the results dict (also written to ``out``).
+
+    The deals are played in shards of whole deals (:func:`play_shard`), each seeded from
+    the tournament's seed and its index, so the results are the same for any ``backend``
+    and number of ``workers`` (timings aside). ``backend``: ``local`` (``workers`` = 1: this
+    process; more: a process pool) or ``ray`` (Ray tasks; ``ray.init()`` without an address
+    starts a local Ray, ``ray_address`` or ``RAY_ADDRESS`` joins a cluster)."""
+    tr = tournament
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    workers = _check_count("workers", workers)
+    n, unique, bots, rotations, seed, mode = tr.num_players, tr.unique, tr.bots, tr.rotations, tr.seed, tr.mode
+    jobs_total = tr.num_jobs
     bar = None
     if progress:
         try:
@@ -193,104 +401,17 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
         except ImportError:
             bar = None
     t0 = time.time()
-    decisions = 0
-    agent_time = np.zeros(len(bots))
-    agent_decisions = np.zeros(len(bots), np.int64)
-    next_job = 0
-    while next_job < jobs_total:
-        # one wave: as many jobs as fit, deal-major so rotations of a deal share a wave
-        count = min(batch_size, jobs_total - next_job)
-        jobs = []
-        deal_of, rot_of = np.divmod(np.arange(next_job, next_job + count), len(rotations))
-        dealers, decks = deal_sequences(seed, deal_of, n, K)
-        sc = start_scores(seed, deal_of, n, scores, score_range) if mode == "round" else None
-        for k, j in enumerate(range(next_job, next_job + count)):
-            jobs.append(Job(j, int(deal_of[k]), int(rot_of[k]), rotations[rot_of[k]], int(dealers[k]), decks[k],
-                            None if sc is None else [int(x) for x in sc[k]]))
-        next_job += count
-        backend.start(jobs)
-        lineups = np.array([job.lineup for job in jobs])  # [B, n] agent index per seat
-        pending_join = np.full((count, n), -1, np.int64)  # tricks at a join, awaiting the round's end
-        slot_stats = [dict(declared=np.zeros(n, int), made=np.zeros(n, int), joins=np.zeros(n, int),
-                           join_decisions=np.zeros(n, int)) for _ in range(count)]
-        while backend.live.any():
-            obs, mask, seat = backend.observe()
-            live = np.flatnonzero(backend.live)
-            actions = np.zeros(count, np.int64)
-            who = lineups[live, seat[live]]
-            for a in np.unique(who):
-                rows = live[who == a]
-                ts = time.perf_counter()
-                if hasattr(bots[a], "act_batch"):
-                    acts = np.asarray(bots[a].act_batch(obs[rows], mask[rows]), dtype=np.int64)
-                else:
-                    acts = np.array([bots[a].act(o, m) for o, m in zip(obs[rows], mask[rows])], dtype=np.int64)
-                agent_time[a] += time.perf_counter() - ts
-                agent_decisions[a] += len(rows)
-                actions[rows] = acts
-            decisions += len(live)
-            # join decisions: remember the tricks the player had when it answered
-            jf = live[(actions[live] == JOIN) | (actions[live] == FOLD)]
-            for b in jf:
-                s = seat[b]
-                spec = unique[lineups[b, s]]
-                rec.joins[spec][0] += 1
-                slot_stats[b]["join_decisions"][s] += 1
-                if actions[b] == JOIN:
-                    rec.joins[spec][1] += 1
-                    slot_stats[b]["joins"][s] += 1
-                    pending_join[b, s] = int(round(obs[b, OFF["tricks"]] * 6))
-            ev = backend.step(actions)
-            for b in np.flatnonzero(ev["round_over"]):
-                d = int(ev["round_declarer"][b])
-                tricks = ev["round_tricks"][b]
-                for s in np.flatnonzero(pending_join[b] >= 0):
-                    if tricks[s] > pending_join[b, s]:
-                        rec.joins[unique[lineups[b, s]]][2] += 1
-                pending_join[b] = -1
-                if d >= 0:
-                    level = int(ev["round_bid"][b])
-                    t = int(tricks[d])
-                    spec = unique[lineups[b, d]]
-                    rec.calib[spec][level, t] += 1
-                    made = rec.contract_made(level, t)
-                    rec.made[spec][level] += made
-                    slot_stats[b]["declared"][d] += 1
-                    slot_stats[b]["made"][d] += made
-                if mode == "round":
-                    ev["done"][b] = True
-            finished = np.flatnonzero(ev["done"])
-            for b in finished:
-                job = jobs[b]
-                winner = int(ev["winner"][b])
-                final = ev["score"][b]
-                for s in range(n):
-                    st = slot_stats[b]
-                    rec.seat_rows.append(
-                        {
-                            "game": job.index,
-                            "deal": job.deal,
-                            "rotation": job.rotation,
-                            "seat": s,
-                            "agent": unique[lineups[b, s]],
-                            "won": int(winner == s if (mode == "game" or winner >= 0) else final[s] == 0),
-                            "final_score": int(final[s]),
-                            "rounds": int(ev["rounds"][b]) if mode == "game" else 1,
-                            "truncated": int(bool(ev["truncated"][b])),
-                            "declared": int(st["declared"][s]),
-                            "made": int(st["made"][s]),
-                            "join_decisions": int(st["join_decisions"][s]),
-                            "joins": int(st["joins"][s]),
-                            "start_score": "" if job.scores is None else job.scores[s],
-                        }
-                    )
-            if len(finished):
-                backend.release(finished)
-                if bar is not None:
-                    bar.update(len(finished))
+    results_by_shard = _run_shards(tr, backend, workers, ray_address, bar)
     if bar is not None:
         bar.close()
     wall = time.time() - t0
+    rec = Records(n, unique, tr.rules.contract)
+    for part in results_by_shard:
+        _merge(rec, part.rec)
+    decisions = sum(r.decisions for r in results_by_shard)
+    agent_time = sum(r.agent_time for r in results_by_shard)
+    agent_decisions = sum(r.agent_decisions for r in results_by_shard)
+    searched = sum(r.searched for r in results_by_shard)
     results = {
         "config": {
             "agents": tr.keys,
@@ -303,12 +424,14 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
             "rotations": [list(r) for r in rotations],
             "seed": seed,
             "mode": mode,
-            "scores": scores,
-            "engine": backend.name,
+            "scores": tr.scores,
+            "engine": tr.engine,
         },
         "agents": summarise(rec, seed, mode),
         "timing": {
             "wall_seconds": wall,
+            "backend": backend,
+            "workers": workers,
             "decisions": int(decisions),
             "decisions_per_second": decisions / wall if wall > 0 else None,
             ("games_per_second" if mode == "game" else "rounds_per_second"): jobs_total / wall if wall > 0 else None,
@@ -319,8 +442,7 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
             "agent_decisions": {unique[i]: int(agent_decisions[i]) for i in range(len(unique))},
             # bots that search (pimc) count the decisions they actually searched
             "agent_ms_per_searched_decision": {
-                unique[i]: 1000 * agent_time[i] / bots[i].decisions
-                for i in range(len(unique)) if getattr(bots[i], "decisions", 0)
+                unique[i]: 1000 * agent_time[i] / searched[i] for i in range(len(unique)) if searched[i]
             },
         },
     }
@@ -329,5 +451,3 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
         if plots:
             make_plots(results, Path(out))
     return results
-
-

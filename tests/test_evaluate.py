@@ -13,6 +13,7 @@ import pytest
 
 from redbeard_eval import cli, deals, metrics
 from redbeard_eval import run_tournament
+from redbeard_eval.tournament import play_tournament
 from redbeard_env.engine import BatchEngine, Job, ReferenceBatch, VectorBatch, make_engine
 from redbeard_env.rules import make_rules
 
@@ -263,3 +264,47 @@ def test_bad_counts_are_refused_by_the_api_too():
                      (dict(decks_per_game=0), "decks_per_game"), (dict(engine="fast"), "engine")]:
         with pytest.raises(ValueError, match=word):
             run_tournament(["random"], players=3, progress=False, **kw)
+
+
+# ---------------------------------------------------------------------- backends
+BACKEND_RUN = dict(agent_specs=["heuristic", "random", "random:seed=4", "random"], rules="classic", players=4,
+                   games=96, seed=5, batch_size=16)
+
+
+def _comparable(results: dict) -> dict:
+    return {"config": results["config"], "agents": results["agents"]}
+
+
+def test_results_do_not_depend_on_the_number_of_local_workers(tmp_path):
+    from redbeard_eval.tournament import prepare_tournament
+
+    tr = prepare_tournament(**BACKEND_RUN)
+    assert tr.num_shards == 6  # 24 deals x 4 seatings, 4 deals per shard
+    one = play_tournament(tr, progress=False, out=tmp_path / "one", plots=False)
+    two = play_tournament(prepare_tournament(**BACKEND_RUN), progress=False, workers=2, out=tmp_path / "two", plots=False)
+    assert _comparable(one) == _comparable(two)
+    assert (tmp_path / "one" / "games.csv").read_text() == (tmp_path / "two" / "games.csv").read_text()
+    assert two["timing"]["workers"] == 2
+    again = play_tournament(prepare_tournament(**{**BACKEND_RUN, "seed": 6}), progress=False)
+    assert _comparable(again)["agents"] != _comparable(one)["agents"]  # the seed matters
+
+
+def test_ray_gives_the_same_results_as_local(tmp_path, ray_session):
+    from redbeard_eval.tournament import prepare_tournament
+
+    local = play_tournament(prepare_tournament(**BACKEND_RUN), progress=False, out=tmp_path / "local", plots=False)
+    remote = play_tournament(prepare_tournament(**BACKEND_RUN), progress=False, backend="ray", workers=2,
+                             out=tmp_path / "ray", plots=False)
+    assert _comparable(local) == _comparable(remote)
+    assert (tmp_path / "local" / "games.csv").read_text() == (tmp_path / "ray" / "games.csv").read_text()
+
+
+def test_more_workers_need_spec_strings():
+    from agents.random_agent import RandomAgent
+    from redbeard_eval.tournament import prepare_tournament
+
+    tr = prepare_tournament([RandomAgent(seed=1), "heuristic"], players=4, games=8)
+    with pytest.raises(ValueError, match="spec strings"):
+        play_tournament(tr, progress=False, workers=2)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        play_tournament(tr, progress=False, backend="dask")
