@@ -26,28 +26,29 @@ from .config import Config
 
 
 # ---------------------------------------------------------------------- plain data
-def to_plain(value: Any) -> Any:
-    """numpy arrays -> tensors, recursively through dicts, lists and tuples."""
+def map_leaves(value: Any, leaf) -> Any:
+    """``leaf`` applied to every value inside dicts, lists and tuples (kept as they are)."""
+    if isinstance(value, dict):
+        return {k: map_leaves(v, leaf) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and not (isinstance(value, tuple) and value[:1] == ("__tensor__",)):
+        return type(value)(map_leaves(v, leaf) for v in value)
+    return leaf(value)
+
+
+def _to_tensor(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return torch.from_numpy(np.ascontiguousarray(value).copy())
-    if isinstance(value, dict):
-        return {k: to_plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(to_plain(v) for v in value)
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def to_plain(value: Any) -> Any:
+    """numpy arrays -> tensors (numpy scalars -> Python numbers), recursively."""
+    return map_leaves(value, _to_tensor)
 
 
 def from_plain(value: Any) -> Any:
     """The inverse of :func:`to_plain` (every tensor becomes a numpy array)."""
-    if isinstance(value, torch.Tensor):
-        return value.numpy().copy()
-    if isinstance(value, dict):
-        return {k: from_plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(from_plain(v) for v in value)
-    return value
+    return map_leaves(value, lambda v: v.numpy().copy() if isinstance(v, torch.Tensor) else v)
 
 
 def engine_state(venv: VectorEnv) -> dict:

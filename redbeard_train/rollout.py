@@ -27,7 +27,7 @@ from redbeard_env.cards import NUM_ACTIONS
 
 from .buffer import Buffer
 from .config import Config
-from .pool import Arena, Pool, from_plain, generator_states, set_generator_states, to_plain
+from .pool import Arena, Pool, from_plain, generator_states, map_leaves, set_generator_states, to_plain
 
 
 def worker_envs(cfg: Config, index: int) -> int:
@@ -220,26 +220,14 @@ def pack(value: Any) -> Any:
     tensors fails with some torch builds, numpy arrays always travel."""
     import torch
 
-    if isinstance(value, torch.Tensor):
-        return ("__tensor__", value.detach().cpu().numpy())
-    if isinstance(value, dict):
-        return {k: pack(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(pack(v) for v in value)
-    return value
+    return map_leaves(value, lambda v: ("__tensor__", v.detach().cpu().numpy()) if isinstance(v, torch.Tensor) else v)
 
 
 def unpack(value: Any) -> Any:
     """The inverse of :func:`pack`."""
     import torch
 
-    if isinstance(value, tuple) and len(value) == 2 and value[0] == "__tensor__":
-        return torch.from_numpy(np.array(value[1]))
-    if isinstance(value, dict):
-        return {k: unpack(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(unpack(v) for v in value)
-    return value
+    return map_leaves(value, lambda v: torch.from_numpy(np.array(v[1])) if isinstance(v, tuple) and v[:1] == ("__tensor__",) else v)
 
 
 class PackedWorker(RolloutWorker):

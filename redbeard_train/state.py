@@ -16,7 +16,6 @@ line and from ``train.main([...])``)::
 from __future__ import annotations
 
 import dataclasses
-import pickle
 from pathlib import Path
 
 import numpy as np
@@ -62,19 +61,14 @@ def _rules(cfg: Config):
 def load_payload(path: Path) -> dict:
     """The checkpoint's plain data; ``ConfigError`` for a missing, corrupt, foreign or
     unsafe file (its code, if any, never runs)."""
-    import torch
+    from agents.ppo import read_payload
 
     if not path.is_file():
         raise ConfigError(f"cannot resume: {path} does not exist (is {path.parent} a run directory?)")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as exc:
-        if "weights_only" in str(exc).lower() or "weights only" in str(exc).lower():
-            raise ConfigError(f"{path} was refused: it holds objects other than tensors and plain data "
-                              f"(an old or crafted file; loading it could run code)") from None
-        raise ConfigError(f"{path} is corrupt or not a torch checkpoint: {exc}") from None
-    except Exception as exc:  # torch raises many kinds for a damaged file
-        raise ConfigError(f"{path} is corrupt or not a torch checkpoint: {exc}") from None
+        payload = read_payload(path)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ConfigError(f"{path} is not a redbeard training checkpoint (no format tag {FORMAT!r})")
     if payload.get("version") != VERSION:
