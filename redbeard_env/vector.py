@@ -150,7 +150,16 @@ from .observation import (
     SCORE_SCALE,
     static_prefix,
 )
-from .rules import HAND_SIZE, MAX_TIED_DUELS, PENALTY, TRICKS_PER_ROUND, Rules, check_num_players, make_rules
+from .rules import (
+    HAND_SIZE,
+    MAX_TIED_DUELS,
+    PENALTY,
+    SCORE_LIMIT,
+    TRICKS_PER_ROUND,
+    Rules,
+    check_num_players,
+    make_rules,
+)
 
 # ---------------------------------------------------------------- phase codes
 PHASE_NAMES = ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")
@@ -336,6 +345,7 @@ class VectorEnv:
         self._prefix = static_prefix(r, n)
         self._static = slice(OFF["num_players"], OBS_SLICES["rules"].stop)
         self.auto_reset = bool(auto_reset)
+        self._started = False  # set by reset() and load_games(); step() needs it
         self._alloc()
         self._apply_fns = (
             self._apply_play,
@@ -1223,7 +1233,8 @@ class VectorEnv:
         """Start a new game in every slot; returns ``(obs, mask, seat)``.
 
         ``seed`` reseeds the batch generator. ``dealer`` (int or int [B]) and ``scores``
-        (int [n] or [B, n]) fix the first dealer and the starting scores. ``decks`` fixes
+        (int [n] or [B, n], each within ±``rules.SCORE_LIMIT``) fix the first dealer and the
+        starting scores. ``decks`` fixes
         the deals of these games (rounds and duels, in order): an int array [B, K, 52]
         (each row a deck, top card first) or [B, K, 104] (the deck followed by the order in
         which thrown-in cards are reshuffled, as the AEC env's ``decks`` option); a row
@@ -1240,9 +1251,17 @@ class VectorEnv:
                 raise ValueError(f"reset: dealer must be seats 0..{n - 1}, got {dealer!r:.80}")
         if scores is not None:
             scores = np.asarray(scores)
-            if not np.issubdtype(scores.dtype, np.integer) or scores.shape not in ((n,), (B, n)):
-                raise ValueError(f"reset: scores must be ints of shape ({n},) or ({B}, {n}), got {scores!r:.80}")
+            if (
+                not np.issubdtype(scores.dtype, np.integer)
+                or scores.shape not in ((n,), (B, n))
+                or ((scores < -SCORE_LIMIT) | (scores > SCORE_LIMIT)).any()
+            ):
+                raise ValueError(
+                    f"reset: scores must be ints in -{SCORE_LIMIT}..{SCORE_LIMIT} of shape ({n},) or ({B}, {n}), "
+                    f"got {scores!r:.80}"
+                )
         self._set_deck_queue(decks)
+        self._started = True
         self._clear_step_outputs()
         self._new_game(idx, dealer=dealer, scores=scores)
         self._resolve()
@@ -1332,6 +1351,8 @@ class VectorEnv:
         ``obs, mask, seat, rewards, terminated, truncated, info`` (see the module doc).
         An illegal action raises ``ValueError`` (naming the game, action and phase) before
         anything changes."""
+        if not self._started:
+            raise ValueError("step() before reset(): call reset() (or load_games()) first")
         a, kind = self._check_actions(actions)
         self._clear_step_outputs()
         seat = self.to_act.astype(np.intp)
@@ -1409,6 +1430,8 @@ class VectorEnv:
             raise ValueError(f"load_games: {len(games)} games for {len(idx)} slots")
         if len(idx) and ((idx < 0).any() or (idx >= B).any() or len(np.unique(idx)) != len(idx)):
             raise ValueError(f"load_games: indices must be distinct slots 0..{B - 1}")
+        for b, g in zip(idx.tolist(), games):  # all checked before anything changes
+            self._check_game(b, g)
         K = max([len(g.deck_queue) for g in games] + [self.dq_deck.shape[1]])
         if K > self.dq_deck.shape[1]:
             grow = K - self.dq_deck.shape[1]
@@ -1416,6 +1439,7 @@ class VectorEnv:
             self.dq_rank = np.concatenate([self.dq_rank, np.zeros((B, grow, NUM_CARDS), np.int8)], 1)
         for b, g in zip(idx.tolist(), games):
             self._load_one(b, g)
+        self._started = True
         self._stop_round[idx] = bool(stop_at_round_end)
         f = self._pack(self.in_round[idx])
         self._n_in[idx] = self._POPC[f]
@@ -1423,14 +1447,18 @@ class VectorEnv:
         self._clear_step_outputs()
         return self._observe()
 
-    def _load_one(self, b: int, g: G.Game) -> None:
-        n = self.num_players
+    def _check_game(self, b: int, g: G.Game) -> None:
         if not isinstance(g, G.Game):
             raise ValueError(f"load_games: expected redbeard_env.game.Game objects, got {type(g).__name__}")
-        if g.num_players != n or g.rules != self.rules:
+        if g.num_players != self.num_players or g.rules != self.rules:
             raise ValueError(f"load_games: game for slot {b} has other rules or player count than this env")
         if g.game_over or g.phase == "done":
             raise ValueError(f"load_games: the game for slot {b} is over")
+        if any(not -SCORE_LIMIT <= s <= SCORE_LIMIT for s in g.scores):
+            raise ValueError(f"load_games: the game for slot {b} has scores outside -{SCORE_LIMIT}..{SCORE_LIMIT}")
+
+    def _load_one(self, b: int, g: G.Game) -> None:
+        n = self.num_players
         self.phase[b] = PHASE_NAMES.index(g.phase)
         self.to_act[b] = g.to_act
         self.dealer[b] = g.dealer
@@ -1492,7 +1520,10 @@ class VectorEnv:
     def export_game(self, b: int, rng: np.random.Generator | None = None) -> G.Game:
         """Game ``b`` as a reference :class:`redbeard_env.game.Game` (which then plays on
         exactly as this engine would with the same actions and deals; its remaining queued
-        decks go to ``deck_queue``, later deals draw from ``rng``)."""
+        decks go to ``deck_queue``, later deals draw from ``rng``, default a fresh
+        generator). Nothing is drawn from this engine's generator: a reshuffle order it
+        has not drawn yet (a deal from its generator, stock not yet run short) is drawn
+        from ``rng`` too."""
         n = self.num_players
         b = int(b)
         ph = PHASE_NAMES[self.phase[b]]
@@ -1511,8 +1542,10 @@ class VectorEnv:
         g.hands = [set(np.flatnonzero(bits(self.hands[b, s])).tolist()) for s in range(n)]
         lo = int(self.stock_pos[b])
         g.stock = self.deck[b, lo : lo + int(self.stock_len[b])].tolist()
-        self._settle_rank(np.array([b]))
-        rank = self.rank[b].astype(np.int64)
+        # a deal whose reshuffle order this engine has not drawn yet (it draws it when the
+        # stock runs short) gets one from the game's generator, not from this engine's:
+        # exporting must not change what this engine plays next
+        rank = g.rng.permutation(NUM_CARDS) if self._rank_lazy[b] else self.rank[b].astype(np.int64)
         g.thrown = sorted(np.flatnonzero(bits(self.thrown[b])).tolist(), key=lambda c: rank[c])
         g.reshuffle_rank = rank
         g.redeals_open = bool(self.redeals_open[b])
@@ -1574,6 +1607,7 @@ class VectorEnv:
         into independent copies. Rebuild the buffers and views, then copy the values in,
         so an unpickled engine (e.g. from a training checkpoint) continues exactly."""
         self.__dict__.update(state)
+        self.__dict__.setdefault("_started", True)  # engines pickled before the flag existed
         self._alloc()
         for key, value in state.items():
             current = self.__dict__.get(key)

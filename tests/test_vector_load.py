@@ -240,3 +240,24 @@ def test_no_auto_reset_and_pickle():
         for x, y in zip(a[:6], b[:6]):
             assert np.array_equal(x, y)
         mask = a[1]
+
+
+def test_export_game_leaves_the_generator_untouched():
+    """Exporting games (e.g. to search from them) does not draw from the engine's
+    generator: the batch plays on exactly as a twin that exported nothing, including the
+    deals of later rounds and games."""
+    a = VectorEnv(16, 4, "fem_opp", seed=7, start_score=4)
+    b = VectorEnv(16, 4, "fem_opp", seed=7, start_score=4)
+    obs, mask, seat = a.reset()
+    b.reset()
+    rng = np.random.default_rng(0)
+    for t in range(300):
+        if t % 7 == 0:
+            for g in range(16):
+                a.export_game(g)
+        actions = random_legal_actions(mask, rng)
+        ra, rb = a.step(actions), b.step(actions)
+        for x, y in zip(ra[:6], rb[:6]):
+            assert np.array_equal(x, y), t
+        mask = ra[1]
+    assert a.rounds_played.sum() > 16
