@@ -491,8 +491,18 @@ def _score_round(g: Game) -> None:
                 if g.joiner[s]:
                     _add_score(g, s, r.joiner_fail_penalty, "joiner_fail", during_play=False)
                 _add_score(g, s, r.zero_trick_penalty, "zero_trick", during_play=False)
+    # SPEC §1.8: the round's penalties, then every elimination, then the zero check (so a
+    # player eliminated in a round that ends in a duel is out before the duel is dealt)
     if redbeard_failed:
         _eliminate(g, d)
+    if r.eliminate_at is not None:
+        over = [s for s in range(g.num_players) if g.active[s] and g.scores[s] >= r.eliminate_at]
+        remaining = [s for s in range(g.num_players) if g.active[s]]
+        if over and len(over) == len(remaining):  # keep the lowest among them
+            low = min(g.scores[s] for s in over)
+            over = [s for s in over if g.scores[s] != low]
+        for s in over:
+            _eliminate(g, s)
     on_zero = [s for s in range(g.num_players) if g.active[s] and g.scores[s] == 0]
     if len(on_zero) == 1:
         _end_game(g, on_zero[0])
@@ -502,14 +512,6 @@ def _score_round(g: Game) -> None:
         g.tied_duels = 0
         _start_duel(g)
         return
-    if r.eliminate_at is not None:
-        over = [s for s in range(g.num_players) if g.active[s] and g.scores[s] >= r.eliminate_at]
-        remaining = [s for s in range(g.num_players) if g.active[s]]
-        if over and len(over) == len(remaining):  # keep the lowest among them
-            low = min(g.scores[s] for s in over)
-            over = [s for s in over if g.scores[s] != low]
-        for s in over:
-            _eliminate(g, s)
     remaining = [s for s in range(g.num_players) if g.active[s]]
     if len(remaining) == 1:
         _end_game(g, remaining[0])

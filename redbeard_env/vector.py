@@ -982,8 +982,20 @@ class VectorEnv:
             zt = self.in_round[idx] & (self.tricks[idx] == 0) & hd[:, None]
             add = zt * r.zero_trick_penalty + (zt & self.joiner[idx]) * r.joiner_fail_penalty
             self.scores[idx] += add.astype(np.int32)
+        # SPEC §1.8: the round's penalties, then every elimination, then the zero check
         if failed_elim.any():
             self._eliminate(idx[failed_elim], d[failed_elim])
+        if r.eliminate_at is not None:
+            act = self.active[idx]
+            sc = self.scores[idx]
+            over = act & (sc >= r.eliminate_at)
+            allover = over.any(1) & (over.sum(1) == act.sum(1))
+            if allover.any():
+                low = np.where(over, sc, np.iinfo(np.int32).max).min(1)
+                over[allover] &= sc[allover] != low[allover][:, None]
+            if over.any():
+                rr, cc = np.nonzero(over)
+                self._eliminate(idx[rr], cc)
         act = self.active[idx]
         on0 = act & (self.scores[idx] == 0)
         c0 = on0.sum(1)
@@ -997,21 +1009,9 @@ class VectorEnv:
             self.in_round[mi] = on0[many]
             self._start_duel(mi)
         rest = c0 == 0
-        idx = idx[rest]
+        idx, act = idx[rest], act[rest]
         if not len(idx):
             return
-        if r.eliminate_at is not None:
-            act = self.active[idx]
-            sc = self.scores[idx]
-            over = act & (sc >= r.eliminate_at)
-            allover = over.any(1) & (over.sum(1) == act.sum(1))
-            if allover.any():
-                low = np.where(over, sc, np.iinfo(np.int32).max).min(1)
-                over[allover] &= sc[allover] != low[allover][:, None]
-            if over.any():
-                rr, cc = np.nonzero(over)
-                self._eliminate(idx[rr], cc)
-        act = self.active[idx]
         last = act.sum(1) == 1
         if last.any():
             self._end_game(idx[last], act[last].argmax(1))
