@@ -60,8 +60,11 @@ from .cards import (
 )
 from .rules import HAND_SIZE, MAX_TIED_DUELS, PENALTY, TRICKS_PER_ROUND, Rules
 
-PHASES = ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")
+# The vocabulary of a game's state, used by every engine and the observation:
+PHASE_NAMES = ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")  # Game.phase
+JOIN_STATES = ("pending", "asked", "skipped")  # Game.join_state
 PASSED = -1  # value of ``calls[seat]`` for a pass; None = not called yet
+NO_CALL = -2  # "not called yet" where calls are ints (batch engine, observation's call block)
 
 
 @dataclass(eq=False)

@@ -68,6 +68,7 @@ def _check_views(venv, games, prefix):
 def _lockstep(venv, games, obs, mask, seat, rng, steps):
     """Play the reference games and the batch on with the same random actions."""
     live = np.array([not g.game_over for g in games])
+    prefix = static_prefix(venv.rules, venv.num_players)
     for _ in range(steps):
         if not live.any():
             break
@@ -86,7 +87,7 @@ def _lockstep(venv, games, obs, mask, seat, rng, steps):
             ref_mask = np.zeros(69, np.int8)
             ref_mask[G.legal_actions(g)] = 1
             assert np.array_equal(ref_mask, mask[b]), (b, g.phase)
-            ref = encode(g, g.to_act, venv._prefix)
+            ref = encode(g, g.to_act, prefix)
             if not np.array_equal(ref, obs[b]):
                 bad = {k: (ref[sl], obs[b][sl]) for k, sl in OBS_SLICES.items() if not np.array_equal(ref[sl], obs[b][sl])}
                 raise AssertionError(f"game {b} phase {g.phase}: {bad}")
