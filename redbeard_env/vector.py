@@ -879,16 +879,14 @@ class VectorEnv:
 
         ``seed`` reseeds the batch generator. ``dealer`` (int or int [B]) and ``scores``
         (int [n] or [B, n], each within ±``rules.SCORE_LIMIT``) fix the first dealer and the
-        starting scores. ``decks`` fixes
-        the deals of these games (rounds and duels, in order): an int array [B, K, 52]
-        (each row a deck, top card first) or [B, K, 104] (the deck followed by the order in
-        which thrown-in cards are reshuffled, as the AEC env's ``decks`` option); a row
-        starting with -1 ends that game's list. Deals beyond the list are drawn from the
-        generator; the list is dropped when the game ends.
+        starting scores. ``decks`` fixes the deals of these games (rounds and duels, in
+        order): an int array [B, K, 52] (each row a deck, top card first) or [B, K, 104]
+        (the deck followed by the order in which thrown-in cards are reshuffled, as the AEC
+        env's ``decks`` option); a row starting with -1 ends that game's list. Deals beyond
+        the list are drawn from the generator; the list is dropped when the game ends.
+        A bad argument raises ``ValueError`` before anything changes (no reseed either).
         """
         B, n = self.num_envs, self.num_players
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
         idx = self._arB
         if dealer is not None:
             dealer = np.broadcast_to(np.asarray(dealer), (B,))
@@ -905,21 +903,24 @@ class VectorEnv:
                     f"reset: scores must be ints in -{SCORE_LIMIT}..{SCORE_LIMIT} of shape ({n},) or ({B}, {n}), "
                     f"got {scores!r:.80}"
                 )
-        self._set_deck_queue(decks)
+        queue = self._parse_decks(decks)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        self.dq_deck, self.dq_rank, self.dq_len[:] = queue
+        self.dq_pos[:] = 0
         self._started = True
         self._clear_step_outputs()
         self._new_game(idx, dealer=dealer, scores=scores)
         self._resolve()
         return self._observe()
 
-    def _set_deck_queue(self, decks) -> None:
+    def _parse_decks(self, decks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ``decks`` argument of ``reset``, checked, as the deck queue: decks int8
+        [B, K, 52], their reshuffle ranks int8 [B, K, 52] and each game's list length."""
         B = self.num_envs
         if decks is None:
-            self.dq_deck = np.zeros((B, 0, NUM_CARDS), np.int8)
-            self.dq_rank = np.zeros((B, 0, NUM_CARDS), np.int8)
-            self.dq_pos[:] = 0
-            self.dq_len[:] = 0
-            return
+            empty = np.zeros((B, 0, NUM_CARDS), np.int8)
+            return empty, empty.copy(), np.zeros(B, np.int32)
         d = np.asarray(decks)
         if d.ndim != 3 or d.shape[0] != B or d.shape[2] not in (NUM_CARDS, 2 * NUM_CARDS) or not np.issubdtype(
             d.dtype, np.integer
@@ -945,10 +946,7 @@ class VectorEnv:
             np.put_along_axis(rank, order, np.broadcast_to(AR52, order.shape), 2)
         else:  # like a scripted deck in game.py: thrown-in cards come back in card-id order
             rank = np.broadcast_to(AR52, deck.shape)
-        self.dq_deck = deck
-        self.dq_rank = np.ascontiguousarray(rank, dtype=np.int8)
-        self.dq_pos[:] = 0
-        self.dq_len[:] = length
+        return deck, np.ascontiguousarray(rank, dtype=np.int8), length
 
     def _clear_step_outputs(self) -> None:
         self.rewards[:] = 0

@@ -471,3 +471,35 @@ def test_rejected_reset_leaves_the_generator_untouched(seed, options):
     with pytest.raises(ValueError):
         env.reset(seed=seed, options=options)
     assert _first_games(env) == _first_games(twin)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(seed=9, scores=[12, 12, 2**40, 12]),
+        dict(seed=9, dealer=4),
+        dict(seed=9, decks=np.zeros((2, 1, 52), np.int64)),  # not a permutation
+        dict(seed=9, decks=np.tile(np.arange(52), (3, 1, 1))),  # a deck list for 3 games, not 2
+    ],
+)
+def test_rejected_vector_reset_changes_nothing(kwargs):
+    """A VectorEnv.reset with a bad argument neither reseeds, nor touches the games or
+    their queued decks: the env plays on as a twin that never saw the call."""
+    from redbeard_env.vector import VectorEnv, random_legal_actions
+
+    a, b = VectorEnv(2, 4, "classic", seed=1), VectorEnv(2, 4, "classic", seed=1)
+    decks = np.argsort(np.random.default_rng(0).random((2, 3, 52)), -1)
+    mask = a.reset(decks=decks)[1]
+    b.reset(decks=decks)
+    with pytest.raises(ValueError):
+        a.reset(**kwargs)
+    rng = np.random.default_rng(2)
+    for t in range(200):
+        if t == 100:
+            ra, rb = a.reset(), b.reset()
+        else:
+            actions = random_legal_actions(mask, rng)
+            ra, rb = a.step(actions), b.step(actions)
+        for x, y in zip(ra[:6], rb[:6]):
+            assert np.array_equal(x, y), t
+        mask = ra[1]
