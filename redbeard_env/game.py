@@ -39,7 +39,6 @@ import numpy as np
 
 from .cards import (
     ASK,
-    BID0,
     FOLD,
     JOIN,
     KEEP,
@@ -48,7 +47,6 @@ from .cards import (
     NUM_CARDS,
     NUM_RANKS,
     PASS,
-    REDBEARD,
     REDBEARD_LEVEL,
     REDEAL,
     SKIP,

@@ -93,8 +93,7 @@ Training loop (one policy for all seats; the observation is relative to the acti
         buffer.add(obs, mask, actions, seat, rewards, term | trunc)
         obs, mask, seat = nobs, nmask, nseat
 
-``run_policy(venv, policy, num_steps)`` runs one policy for all seats and returns win and
-game counts; ``random_legal_actions(mask, rng)`` is a vectorised uniform random policy.
+``random_legal_actions(mask, rng)`` is a vectorised uniform random policy.
 
 Implementation notes
     This module holds the state, the transitions (one method per phase) and the public
@@ -120,7 +119,7 @@ Implementation notes
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -173,8 +172,6 @@ from .vector_tables import (
 
 class VectorEnv:
     """B games in lock-step; see the module documentation."""
-
-    PHASE_NAMES = PHASE_NAMES  # info["phase"] code -> name
 
     def __init__(
         self,
@@ -1115,31 +1112,3 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
     pick = start + (rng.random(B) * count).astype(np.int64)
     return flat[pick] - np.arange(B) * A
 
-
-def run_policy(
-    venv: VectorEnv,
-    policy: Callable[[np.ndarray, np.ndarray], np.ndarray],
-    num_steps: int,
-    start: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-) -> dict[str, Any]:
-    """Let ``policy(obs, mask) -> actions`` (int [B]) play every seat of every game for
-    ``num_steps`` batch steps (``start``: the current ``(obs, mask, seat)``; default: a
-    ``reset()``). Returns counts -- ``steps`` (decisions), ``games`` (finished),
-    ``truncated``, ``wins`` int [n] per seat, ``rounds`` (scored), ``reward`` float [n]
-    (summed per seat) -- and ``last`` = the latest ``(obs, mask, seat)`` to continue from."""
-    n = venv.num_players
-    obs, mask, seat = venv.reset() if start is None else start
-    out: dict[str, Any] = {"steps": 0, "games": 0, "truncated": 0, "rounds": 0,
-                           "wins": np.zeros(n, np.int64), "reward": np.zeros(n)}
-    for _ in range(int(num_steps)):
-        actions = policy(obs, mask)
-        live = int((seat >= 0).sum())
-        obs, mask, seat, rewards, term, trunc, info = venv.step(actions)
-        out["steps"] += live
-        out["games"] += int((term | trunc).sum())
-        out["truncated"] += int(trunc.sum())
-        out["rounds"] += int(info["round_over"].sum())
-        out["wins"] += np.bincount(info["winner"][term], minlength=n)
-        out["reward"] += rewards.sum(0)
-    out["last"] = (obs, mask, seat)
-    return out

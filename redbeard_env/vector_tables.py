@@ -105,7 +105,6 @@ class SeatTables:
     """Seat searches for ``n`` players as table lookups indexed by a packed seat set."""
 
     def __init__(self, n: int):
-        self.n = n
         self.ids = np.arange(n)
         offsets = np.arange(1, n + 1)  # 1..n (n = the base seat itself)
         self.rot = (np.arange(n)[:, None] + offsets[None, :]) % n  # rot[base] = seats from base's left
