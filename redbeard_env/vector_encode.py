@@ -18,6 +18,7 @@ import numpy as np
 from .cards import NUM_CARDS
 from .game import NO_CALL
 from .observation import (
+    OBS_BLOCKS,
     OBS_HIGH,
     OBS_LOW,
     OBS_SIZE,
@@ -48,28 +49,37 @@ from .vector_tables import (
 K1_BLOCKS = ("active", "in_round", "dealer", "declarer", "acting", "leader", "trick_played",
              "trick_winning", "thrower", "tricks", "joiner", "bounced", "throws")
 assert all(OFF[b] == OFF["active"] + POSITIONS * i for i, b in enumerate(K1_BLOCKS))
+# bit offset of each of them from OFF["active"] (the first nine fit in one word), and of
+# the later ones from OFF["active"] + 64
+K1_BIT = {b: np.uint64(POSITIONS * i) for i, b in enumerate(K1_BLOCKS) if POSITIONS * i < 64}
+K1_BIT_HI = {b: np.uint64(POSITIONS * i - 64) for i, b in enumerate(K1_BLOCKS) if POSITIONS * i >= 64}
+assert POSITIONS * K1_BLOCKS.index("thrower") + POSITIONS <= 64
 assert OFF["voids"] == OFF["throws"] + POSITIONS and OFF["call"] == OFF["voids"] + 4 * POSITIONS
 assert [OFF[b] for b in ("hand", "played", "trick", "seen_thrown")] == [OFF["hand"] + NUM_CARDS * i for i in range(4)]
 
-# The adjacent observation blocks tricks_done (7), high_bid (9), join_state (3),
-# deal_flags[0:2] and me_forced as one uint8 table row per combination
+# The adjacent observation blocks tricks_done, high_bid, join_state, deal_flags[0:2]
+# (redeals open, reshuffled) and me_forced as one uint8 table row per combination, indexed
+# by (((tricks_done * N_HIGH + high_bid) * N_JOIN + join_state) * 2 + redeals_open) * 4
+# + reshuffled * 2 + me_forced
 GAME_BLOCKS = slice(OFF["tricks_done"], OFF["me_forced"] + 1)
-assert OFF["deal_flags"] == OFF["join_state"] + 3 and OFF["me_forced"] == OFF["deal_flags"] + 4
+N_TRICKS, N_HIGH, N_JOIN = OBS_BLOCKS["tricks_done"], OBS_BLOCKS["high_bid"], OBS_BLOCKS["join_state"]
+assert OFF["deal_flags"] == OFF["join_state"] + N_JOIN and OFF["me_forced"] == OFF["deal_flags"] + 4
 
 
 def _game_table() -> np.ndarray:
+    at = {k: OFF[k] - GAME_BLOCKS.start for k in ("tricks_done", "high_bid", "join_state", "deal_flags", "me_forced")}
     rows = []
-    for td in range(7):
-        for hb in range(9):
-            for js in range(3):
+    for td in range(N_TRICKS):
+        for hb in range(N_HIGH):
+            for js in range(N_JOIN):
                 for ro in range(2):
                     for rs in range(2):
                         for mf in range(2):
                             row = np.zeros(GAME_BLOCKS.stop - GAME_BLOCKS.start, np.uint8)
-                            row[td] = 1
-                            row[7 + hb] = 1
-                            row[16 + js] = 1
-                            row[19], row[20], row[23] = ro, rs, mf
+                            row[at["tricks_done"] + td] = 1
+                            row[at["high_bid"] + hb] = 1
+                            row[at["join_state"] + js] = 1
+                            row[at["deal_flags"]], row[at["deal_flags"] + 1], row[at["me_forced"]] = ro, rs, mf
                             rows.append(row)
     return np.stack(rows)
 
@@ -177,8 +187,8 @@ class ObsEncoder:
         put(W, env.seen.reshape(-1)[srow], OFF["seen_thrown"])
         # tricks_done, high_bid, join_state, redeals_open, reshuffled, me_forced: adjacent
         # blocks, one table entry per combination
-        code = env.tricks_done.astype(np.intp) * 9 + (env.high_level + 1)
-        code = (code * 3 + env.join_state) * 2 + env.redeals_open
+        code = env.tricks_done.astype(np.intp) * N_HIGH + (env.high_level + 1)
+        code = (code * N_JOIN + env.join_state) * 2 + env.redeals_open
         code = code * 2 + env.reshuffled
         if self.dealer_must:
             forced = (ph == BID_PH) & (env.to_act == obsr) & (obsr == env.dealer) & (env.high_level < 0)
@@ -206,7 +216,7 @@ class ObsEncoder:
         put(W, calls, OFF["call"])
         if n == 7:  # the 7th call block would pass bit 63
             put(W, ONE << call_rel[:, 6], OFF["call"] + 60)
-        # the 13 one-value-per-position blocks "active" .. "throws" (bit 7 * block +
+        # the 13 one-value-per-position blocks "active" .. "throws" (bit K1_BIT[block] +
         # position): the flag rows packed into a byte per game (8 byte-flags * magic
         # >> 56) and rotated by table, the seat marks by table, the float blocks 0 here
         fl8 = (env._per_seat.view(np.uint64)[:, :NUM_FLAG_ROWS, 0] * PACK8) >> U64[56]
@@ -219,13 +229,14 @@ class ObsEncoder:
         marks[:, 4] = np.where(env.trick_len > 0, env.trick_win, -1)
         marks[:, 5] = env.thrower
         m = np.take(self.markb_flat, (obsr * (n + 1) + 1)[:, None] + marks)  # [B, 6]
+        at = K1_BIT
         lo = (
-            f[:, 0] | (f[:, 1] << U64[7]) | (m[:, 0] << U64[14]) | (m[:, 1] << U64[21])
-            | (m[:, 2] << U64[28]) | (m[:, 3] << U64[35]) | (f[:, 2] << U64[42])
-            | (m[:, 4] << U64[49]) | (m[:, 5] << U64[56])
+            f[:, 0] | (f[:, 1] << at["in_round"]) | (m[:, 0] << at["dealer"]) | (m[:, 1] << at["declarer"])
+            | (m[:, 2] << at["acting"]) | (m[:, 3] << at["leader"]) | (f[:, 2] << at["trick_played"])
+            | (m[:, 4] << at["trick_winning"]) | (m[:, 5] << at["thrower"])
         )
         put(W, lo, OFF["active"])
-        put(W, (f[:, 3] << U64[6]) | (f[:, 4] << U64[13]), OFF["active"] + 64)
+        put(W, (f[:, 3] << K1_BIT_HI["joiner"]) | (f[:, 4] << K1_BIT_HI["bounced"]), OFF["active"] + 64)
         # voids: rotate the packed 4n bits so that the observer's nibble comes first
         v = env.void_bits.astype(np.uint64)
         sh = (4 * obsr).astype(np.uint64)

@@ -93,7 +93,8 @@ C_TRICKS, C_THROWS, C_CALL = 5, 6, 7
 C_TRICK_CARD = 8  # the card played to the current trick (-1: none)
 SEAT_COLS = 9
 SEAT_PAD = 8  # seats padded to 8: a flag row of a game is one uint64
-NUM_FLAG_ROWS = 5
+NUM_FLAG_ROWS = 5  # the encoder reads rows 0..4 as the flags active .. bounced, in this order
+assert (C_ACTIVE, C_IN_ROUND, C_TRICK_PLAYED, C_JOINER, C_BOUNCED) == tuple(range(NUM_FLAG_ROWS))
 
 
 def pack(flags: np.ndarray) -> np.ndarray:
