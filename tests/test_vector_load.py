@@ -3,7 +3,8 @@
 * ``load_games``: reference games stopped at random points (every phase) are loaded; every
   seat's observation (``observe(seat)``) and the mask must match the reference encoder, and
   both engines must then play on identically (same actions, same queued deals).
-* ``export_game``: the batch state turned back into reference games plays on identically.
+* ``export_game``: the batch state turned back into reference games plays on identically,
+  and exporting draws nothing from the engine's generator.
 * ``stop_at_round_end``: loaded games halt after their round is scored with the scores the
   reference reaches.
 * illegal actions raise ``ValueError`` naming the game, the action and the phase, and
