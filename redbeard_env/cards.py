@@ -149,31 +149,3 @@ def bid_tricks(level: int) -> int:
     """Tricks a bid level promises (Rödskägg counts as 6)."""
     return min(level, 6)
 
-
-# ---------------------------------------------------------------- numpy helpers
-# Batched helpers over card sets held as bool arrays [..., 52]; used by the batch
-# engine and the bots. Suit s occupies columns 13*s .. 13*s+12.
-
-def suit_counts(hands: np.ndarray) -> np.ndarray:
-    """Cards per suit: bool [..., 52] -> int [..., 4]."""
-    return hands.reshape(*hands.shape[:-1], NUM_SUITS, NUM_RANKS).sum(-1)
-
-
-def legal_follow_mask(hands: np.ndarray, led_suit: np.ndarray) -> np.ndarray:
-    """Cards a player may play: those of the led suit if any, else the whole hand.
-    ``led_suit`` is int [...] with -1 when leading."""
-    hands = np.asarray(hands, dtype=bool)
-    led = np.asarray(led_suit)
-    suit_of_col = np.arange(NUM_CARDS) // NUM_RANKS
-    in_suit = hands & (suit_of_col == led[..., None])
-    has_suit = in_suit.any(-1, keepdims=True)
-    return np.where(has_suit, in_suit, hands)
-
-
-def trick_winner_index(cards: np.ndarray) -> np.ndarray:
-    """Index of the winning card in each trick: int [..., k] of card ids (-1 = no card),
-    the first card leads; the highest card of the led suit wins."""
-    cards = np.asarray(cards)
-    led = cards[..., :1] // NUM_RANKS
-    score = np.where((cards >= 0) & (cards // NUM_RANKS == led), cards, -1)
-    return score.argmax(-1)

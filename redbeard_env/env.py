@@ -36,11 +36,12 @@ Rewards (``reward="win"``, the only mode so far)
     −1/(n−1) then; it takes no further turns.
 
 Reset options
-    ``dealer`` (seat), ``scores`` (one int per seat), ``hands`` (one list of 6 card
-    strings per seat: the first deal), ``stock`` (the first cards redeals draw, in this
-    order), ``decks`` (the deck orders of the next deals — rounds and duels — each a list
+    ``dealer`` (seat), ``scores`` (one int per seat, within ±10**9 = ``rules.SCORE_LIMIT``),
+    ``hands`` (one list of 6 card strings per seat: the first deal), ``stock`` (the first
+    cards redeals draw, in this order), ``decks`` (the deck orders of the next deals — rounds and duels — each a list
     of 52 cards top first, optionally followed by 52 more: the order in which thrown-in
-    cards are reshuffled). Bad options raise ``ValueError``; unknown keys warn.
+    cards are reshuffled). Bad options raise ``ValueError`` and change nothing (the
+    generator is neither reseeded nor drawn from); unknown keys warn.
 
 Info
     ``phase``, ``score`` (running), ``tricks`` (this deal), ``round`` (rounds scored) and,
@@ -63,7 +64,7 @@ from . import game as G
 from .cards import NUM_ACTIONS, NUM_CARDS, action_name, card_name, parse_cards
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode, static_prefix
 from .render import render_text
-from .rules import HAND_SIZE, Rules, check_num_players, make_rules
+from .rules import HAND_SIZE, SCORE_LIMIT, Rules, check_num_players, make_rules
 
 REWARD_MODES = ("win",)
 OPTION_KEYS = ("dealer", "scores", "hands", "stock", "decks")
@@ -130,9 +131,15 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        # every option is checked before the generator is touched: a rejected call leaves
+        # the env as it was (no reseed, no draw)
+        dealer, scores, decks, first_deal = self._parse_options(options or {})
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        dealer, scores, decks = self._parse_options(options or {})
+        if dealer is None:
+            dealer = int(self._rng.integers(self.num_players))
+        if first_deal is not None:
+            decks = [self._first_deck(*first_deal, dealer)]
         self.game = G.new_game(self.rules, self.num_players, self._rng, dealer=dealer, scores=scores, decks=decks)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
@@ -146,6 +153,9 @@ class raw_env(AECEnv):
             self.render()
 
     def _parse_options(self, options: dict):
+        """Checked options: ``(dealer or None, scores or None, decks, first_deal)`` where
+        ``first_deal`` is ``(hand ids per seat, stock ids)`` from ``hands``/``stock`` (the
+        deck is completed from the generator once everything is checked) or None."""
         n = self.num_players
         if not isinstance(options, dict):
             raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
@@ -157,16 +167,19 @@ class raw_env(AECEnv):
             if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
                 raise ValueError(f"reset option 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
             dealer = int(dealer)
-        else:
-            dealer = int(self._rng.integers(n))
         scores = options.get("scores")
         if scores is not None:
             if not _is_list(scores) or len(scores) != n or not all(
-                isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in scores
+                isinstance(s, (int, np.integer)) and not isinstance(s, bool) and -SCORE_LIMIT <= s <= SCORE_LIMIT
+                for s in scores
             ):
-                raise ValueError(f"reset option 'scores' must be a list of {n} ints (one per seat), got {scores!r}")
+                raise ValueError(
+                    f"reset option 'scores' must be a list of {n} ints (one per seat) in "
+                    f"-{SCORE_LIMIT}..{SCORE_LIMIT}, got {scores!r}"
+                )
             scores = [int(s) for s in scores]
         decks = []
+        first_deal = None
         if "decks" in options:
             if "hands" in options or "stock" in options:
                 raise ValueError("reset option 'decks' cannot be combined with 'hands' or 'stock'")
@@ -175,8 +188,8 @@ class raw_env(AECEnv):
             for i, deck in enumerate(options["decks"]):
                 decks.append(self._parse_deck(deck, f"decks[{i}]"))
         elif "hands" in options or "stock" in options:
-            decks.append(self._first_deck(options.get("hands"), options.get("stock", []), dealer))
-        return dealer, scores, decks
+            first_deal = self._parse_first_deal(options.get("hands"), options.get("stock", []))
+        return dealer, scores, decks, first_deal
 
     @staticmethod
     def _parse_deck(deck, what):
@@ -190,7 +203,8 @@ class raw_env(AECEnv):
             rank[order] = np.arange(NUM_CARDS)
         return cards, rank
 
-    def _first_deck(self, hands, stock, dealer):
+    def _parse_first_deal(self, hands, stock) -> tuple[list[list[int]], list[int]]:
+        """The ``hands`` and ``stock`` options as card ids, checked."""
         n = self.num_players
         if not _is_list(stock):
             raise ValueError(f"reset option 'stock' must be a list of cards, got {stock!r}")
@@ -200,7 +214,6 @@ class raw_env(AECEnv):
                 f"reset option 'stock' has {len(stock_ids)} cards; with {n} players at most "
                 f"{NUM_CARDS - HAND_SIZE * n} are left after the deal"
             )
-        order = [(dealer + k) % n for k in range(1, n + 1)]  # dealing order
         hand_ids: list[list[int]] = []
         if hands is not None:
             if not _is_list(hands) or len(hands) != n:
@@ -216,7 +229,15 @@ class raw_env(AECEnv):
         if len(set(fixed)) != len(fixed):
             dup = next(c for c in fixed if fixed.count(c) > 1)
             raise ValueError(f"card {card_name(dup)} appears twice in reset options 'hands'/'stock'")
-        shuffled = [int(c) for c in self._rng.permutation(NUM_CARDS) if c not in set(fixed)]
+        return hand_ids, stock_ids
+
+    def _first_deck(self, hand_ids, stock_ids, dealer):
+        """The first deal's deck: the given hands (in dealing order) and stock on top, the
+        other cards shuffled around them."""
+        n = self.num_players
+        order = [(dealer + k) % n for k in range(1, n + 1)]  # dealing order
+        fixed = {c for h in hand_ids for c in h} | set(stock_ids)
+        shuffled = [int(c) for c in self._rng.permutation(NUM_CARDS) if c not in fixed]
         rank = self._rng.permutation(NUM_CARDS)
         if hand_ids:
             deck = [c for s in order for c in hand_ids[s]] + stock_ids + shuffled

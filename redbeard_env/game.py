@@ -39,7 +39,6 @@ import numpy as np
 
 from .cards import (
     ASK,
-    BID0,
     FOLD,
     JOIN,
     KEEP,
@@ -48,7 +47,6 @@ from .cards import (
     NUM_CARDS,
     NUM_RANKS,
     PASS,
-    REDBEARD,
     REDBEARD_LEVEL,
     REDEAL,
     SKIP,
@@ -60,8 +58,11 @@ from .cards import (
 )
 from .rules import HAND_SIZE, MAX_TIED_DUELS, PENALTY, TRICKS_PER_ROUND, Rules
 
-PHASES = ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")
+# The vocabulary of a game's state, used by every engine and the observation:
+PHASE_NAMES = ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")  # Game.phase
+JOIN_STATES = ("pending", "asked", "skipped")  # Game.join_state
 PASSED = -1  # value of ``calls[seat]`` for a pass; None = not called yet
+NO_CALL = -2  # "not called yet" where calls are ints (batch engine, observation's call block)
 
 
 @dataclass(eq=False)
@@ -491,8 +492,18 @@ def _score_round(g: Game) -> None:
                 if g.joiner[s]:
                     _add_score(g, s, r.joiner_fail_penalty, "joiner_fail", during_play=False)
                 _add_score(g, s, r.zero_trick_penalty, "zero_trick", during_play=False)
+    # SPEC §1.8: the round's penalties, then every elimination, then the zero check (so a
+    # player eliminated in a round that ends in a duel is out before the duel is dealt)
     if redbeard_failed:
         _eliminate(g, d)
+    if r.eliminate_at is not None:
+        over = [s for s in range(g.num_players) if g.active[s] and g.scores[s] >= r.eliminate_at]
+        remaining = [s for s in range(g.num_players) if g.active[s]]
+        if over and len(over) == len(remaining):  # keep the lowest among them
+            low = min(g.scores[s] for s in over)
+            over = [s for s in over if g.scores[s] != low]
+        for s in over:
+            _eliminate(g, s)
     on_zero = [s for s in range(g.num_players) if g.active[s] and g.scores[s] == 0]
     if len(on_zero) == 1:
         _end_game(g, on_zero[0])
@@ -502,14 +513,6 @@ def _score_round(g: Game) -> None:
         g.tied_duels = 0
         _start_duel(g)
         return
-    if r.eliminate_at is not None:
-        over = [s for s in range(g.num_players) if g.active[s] and g.scores[s] >= r.eliminate_at]
-        remaining = [s for s in range(g.num_players) if g.active[s]]
-        if over and len(over) == len(remaining):  # keep the lowest among them
-            low = min(g.scores[s] for s in over)
-            over = [s for s in over if g.scores[s] != low]
-        for s in over:
-            _eliminate(g, s)
     remaining = [s for s in range(g.num_players) if g.active[s]]
     if len(remaining) == 1:
         _end_game(g, remaining[0])

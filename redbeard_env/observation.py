@@ -50,11 +50,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import NUM_CARDS
+from .cards import NUM_CARDS, NUM_RANKS
+from .game import JOIN_STATES, NO_CALL, PHASE_NAMES
 from .rules import BOOL_FIELDS, CHOICES, MAX_PLAYERS, MIN_PLAYERS, Rules
 
-P = MAX_PLAYERS
-PHASE_NAMES = ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")
+POSITIONS = MAX_PLAYERS  # relative positions in the per-position blocks (padded to 7)
 SCORE_SCALE = 12.0
 SCORE_BINS = 9  # clip(score, -1, 7) + 1
 
@@ -82,26 +82,26 @@ OBS_BLOCKS: dict[str, int] = {
     "seen_thrown": NUM_CARDS,
     "tricks_done": 7,
     "high_bid": 9,
-    "join_state": 3,
+    "join_state": len(JOIN_STATES),
     "deal_flags": 4,
     "me_forced": 1,
-    "score": P,
-    "score_bin": P * SCORE_BINS,
-    "active": P,
-    "in_round": P,
-    "dealer": P,
-    "declarer": P,
-    "acting": P,
-    "leader": P,
-    "trick_played": P,
-    "trick_winning": P,
-    "thrower": P,
-    "tricks": P,
-    "joiner": P,
-    "bounced": P,
-    "throws": P,
-    "voids": P * 4,
-    "call": P * 10,
+    "score": POSITIONS,
+    "score_bin": POSITIONS * SCORE_BINS,
+    "active": POSITIONS,
+    "in_round": POSITIONS,
+    "dealer": POSITIONS,
+    "declarer": POSITIONS,
+    "acting": POSITIONS,
+    "leader": POSITIONS,
+    "trick_played": POSITIONS,
+    "trick_winning": POSITIONS,
+    "thrower": POSITIONS,
+    "tricks": POSITIONS,
+    "joiner": POSITIONS,
+    "bounced": POSITIONS,
+    "throws": POSITIONS,
+    "voids": POSITIONS * 4,
+    "call": POSITIONS * 10,
 }
 OBS_SLICES: dict[str, slice] = {}
 _offset = 0
@@ -112,7 +112,6 @@ OBS_SIZE = _offset
 OFF = {name: sl.start for name, sl in OBS_SLICES.items()}
 assert OBS_SIZE == 542, OBS_SIZE  # the documented layout; change both together
 OBS_LOW, OBS_HIGH = -10.0, 10.0
-JOIN_STATES = ("pending", "asked", "skipped")
 
 
 def rules_vector(rules: Rules) -> np.ndarray:
@@ -166,8 +165,8 @@ def encode(game, observer: int, prefix: np.ndarray | None = None) -> np.ndarray:
     # who won / is winning the current trick
     winning = -1
     if g.trick:
-        led = g.trick[0][1] // 13
-        winning = max((c, s) for s, c in g.trick if c // 13 == led)[1]
+        led = g.trick[0][1] // NUM_RANKS
+        winning = max((c, s) for s, c in g.trick if c // NUM_RANKS == led)[1]
     trick_seats = {s for s, _ in g.trick}
     for seat in range(n):
         pos = (seat - observer) % n
@@ -186,7 +185,7 @@ def encode(game, observer: int, prefix: np.ndarray | None = None) -> np.ndarray:
             if g.voids[seat][suit]:
                 obs[OFF["voids"] + pos * 4 + suit] = 1.0
         call = g.calls[seat]
-        obs[OFF["call"] + pos * 10 + (0 if call is None else call + 2)] = 1.0
+        obs[OFF["call"] + pos * 10 + (NO_CALL if call is None else call) - NO_CALL] = 1.0
     for name, seat in (
         ("dealer", g.dealer),
         ("declarer", g.declarer),

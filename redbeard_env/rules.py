@@ -48,6 +48,10 @@ HAND_SIZE = 6
 TRICKS_PER_ROUND = 6
 PENALTY = 5  # contract failure, bid over score (penalty mode), the look rule
 MAX_TIED_DUELS = 10  # after this many tied duels the lowest seat among them wins
+# Starting scores (reset options, loaded games) lie in -SCORE_LIMIT..SCORE_LIMIT. The batch
+# engine keeps scores in int32 (about +-2.1e9); within one game a score moves by less than
+# 500 a round for at most max_rounds (1e6) rounds, so no score can wrap.
+SCORE_LIMIT = 10**9
 
 # Allowed values of every categorical field, in the order used by observations.
 CHOICES: dict[str, tuple[str, ...]] = {

@@ -93,13 +93,16 @@ Training loop (one policy for all seats; the observation is relative to the acti
         buffer.add(obs, mask, actions, seat, rewards, term | trunc)
         obs, mask, seat = nobs, nmask, nseat
 
-``run_policy(venv, policy, num_steps)`` runs one policy for all seats and returns win and
-game counts; ``random_legal_actions(mask, rng)`` is a vectorised uniform random policy.
+``random_legal_actions(mask, rng)`` is a vectorised uniform random policy.
 
 Implementation notes
+    This module holds the state, the transitions (one method per phase) and the public
+    API; :mod:`~redbeard_env.vector_encode` encodes observations,
+    :mod:`~redbeard_env.vector_bridge` converts to and from ``game.Game``, and
+    :mod:`~redbeard_env.vector_tables` holds the codes and the seat and mask tables.
     State lives in compact arrays: int8 codes, bool flags, int32 scores, uint64 bitmasks for
     the card sets (hands, seen, played, trick, thrown), one int8 [B, 9, 8] array for the
-    per-seat values (feature-major, seats padded to 8, so a flag column is one uint64 per
+    per-seat values (feature-major, seats padded to 8, so a flag row is one uint64 per
     game), packed voids. Seat searches (next to act, next dealer, who deals where, join
     order) are lookups in small tables indexed by a seat set packed into a byte. A step
     applies the B actions grouped by kind, then resolves automatic points (trick ends, the
@@ -108,178 +111,68 @@ Implementation notes
     several paths (round scoring, a new deal, the next trick) are deferred with internal
     phase codes and run once per step for all games waiting for them (``_resolve``, a loop
     until every game waits for a decision). No Python loop runs over games (only over the
-    <= 7 seats, the kinds of action, or row chunks of the output). An observation's 0/1 entries
-    are one 542-bit stream per game composed with shifts and ORs on [B] words, unpacked and
-    converted to float32 in one pass; the few real-valued entries are written after.
+    <= 7 seats, the kinds of action, or row chunks of the output). An observation's 0/1
+    entries are one 542-bit stream per game composed with shifts and ORs on [B] words,
+    unpacked and converted to float32 in one pass; the few real-valued entries are written
+    after.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from . import game as G
-from .cards import (
-    ASK,
-    BID0,
-    FOLD,
-    JOIN,
-    KEEP,
-    LOOK,
-    NO_LOOK,
-    NUM_ACTIONS,
-    NUM_CARDS,
-    NUM_RANKS,
-    PASS,
-    REDBEARD,
-    REDBEARD_LEVEL,
-    REDEAL,
-    SKIP,
-    action_name,
+from . import vector_bridge
+from .cards import ASK, BID0, JOIN, KEEP, LOOK, NUM_ACTIONS, NUM_CARDS, PASS, REDBEARD, REDBEARD_LEVEL, action_name
+from .game import NO_CALL, PASSED, PHASE_NAMES
+from .rules import HAND_SIZE, MAX_TIED_DUELS, PENALTY, SCORE_LIMIT, TRICKS_PER_ROUND, Rules, check_num_players, make_rules
+from .vector_encode import ObsEncoder
+from .vector_tables import (
+    AR6,
+    AR52,
+    ASK_PH,
+    BID_PH,
+    BIT,
+    C_ACTIVE,
+    C_BOUNCED,
+    C_CALL,
+    C_IN_ROUND,
+    C_JOINER,
+    C_THROWS,
+    C_TRICK_CARD,
+    C_TRICK_PLAYED,
+    C_TRICKS,
+    DONE_PH,
+    DUEL_PH,
+    FACE_BITS,
+    JOIN_ASKED,
+    JOIN_PENDING,
+    JOIN_PH,
+    JOIN_SKIPPED,
+    KIND,
+    LEVEL_TRICKS,
+    LOOK_PH,
+    PLAY_PH,
+    REDEAL_PH,
+    SCORE_ROUND,
+    SEAT_COLS,
+    SEAT_PAD,
+    START_ROUND,
+    START_TRICK,
+    SUIT_OF_CARD,
+    TRICK_EMPTY,
+    MaskTables,
+    SeatTables,
+    bits_to_bool,
+    pack,
 )
-from .observation import (
-    JOIN_STATES,
-    OBS_HIGH,
-    OBS_LOW,
-    OBS_SIZE,
-    OFF,
-    OBS_SLICES,
-    SCORE_BINS,
-    SCORE_SCALE,
-    static_prefix,
-)
-from .rules import HAND_SIZE, MAX_TIED_DUELS, PENALTY, TRICKS_PER_ROUND, Rules, check_num_players, make_rules
-
-# ---------------------------------------------------------------- phase codes
-PHASE_NAMES = ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")
-REDEAL_PH, LOOK_PH, BID_PH, ASK_PH, JOIN_PH, PLAY_PH, DUEL_PH, DONE_PH = range(8)
-# internal codes of games waiting, within a step, for a batched automatic transition
-_START_ROUND, _START_TRICK, _SCORE_ROUND = 8, 9, 10
-assert PHASE_NAMES == G.PHASES
-
-NO_CALL = -2  # ``calls`` value before a seat has called; PASSED (-1) for a pass
-PASSED = -1
-JOIN_PENDING, JOIN_ASKED, JOIN_SKIPPED = range(3)
-
-_SUIT_OF_CARD = (np.arange(NUM_CARDS) // NUM_RANKS).astype(np.int8)
-# Card sets are uint64 bitmasks: bit c = card id c.
-_BIT = (np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)).astype(np.uint64)
-_FACE_BITS = np.bitwise_or.reduce(_BIT[(np.arange(NUM_CARDS) % NUM_RANKS) >= 9])  # J Q K A
-# _SUIT_BITS[s] = the cards of suit s; _SUIT_BITS[-1] (no led suit) = none
-_SUIT_BITS = np.array([np.bitwise_or.reduce(_BIT[s * NUM_RANKS : (s + 1) * NUM_RANKS]) for s in range(4)] + [0], np.uint64)
-
-
-def bits_to_bool(x: np.ndarray) -> np.ndarray:
-    """Card bitmasks uint64 [...] -> bool [..., 52]."""
-    x = np.ascontiguousarray(x, dtype="<u8")
-    u = np.unpackbits(x.view(np.uint8).reshape(*x.shape, 8), axis=-1, bitorder="little")
-    return u[..., :NUM_CARDS].view(np.bool_)
-
-
-def cards_to_bits(cards: np.ndarray) -> np.ndarray:
-    """Card ids int [..., k] (-1 = none) -> bitmasks uint64 [...]."""
-    cards = np.asarray(cards)
-    return np.where(cards >= 0, _BIT[np.maximum(cards, 0)], np.uint64(0)).sum(-1, dtype=np.uint64)
-
-
-def bool_to_bits(flags: np.ndarray) -> np.ndarray:
-    """bool [..., 52] -> uint64 bitmasks [...]."""
-    return np.where(flags, _BIT, np.uint64(0)).sum(-1, dtype=np.uint64)
-_AR6 = np.arange(HAND_SIZE)
-_AR52 = np.arange(NUM_CARDS)
-_LEVELS = np.arange(8)  # bid levels 0..6 and Rödskägg (7); actions BID0 + level
-_LEVEL_TRICKS = np.minimum(_LEVELS, 6)
-
-# action id -> kind: 0 play, 1 bid/pass, 2 join/fold, 3 ask/skip, 4 keep/redeal, 5 look/no_look
-_KIND = np.zeros(NUM_ACTIONS, np.int8)
-_KIND[PASS : REDBEARD + 1] = 1
-_KIND[[JOIN, FOLD]] = 2
-_KIND[[ASK, SKIP]] = 3
-_KIND[[KEEP, REDEAL]] = 4
-_KIND[[LOOK, NO_LOOK]] = 5
-
-_TRICK_EMPTY = np.array([0, -1, -1, -1, -1], np.int8)  # trick length, led suit, best card, its seat, leader
-_U12 = np.arange(64, dtype=np.uint64)  # uint64 shift amounts
-_PACK8 = np.uint64(0x0102040810204080)  # (8 bytes of 0/1) * _PACK8 >> 56 = the 8 bits
-
-# columns of the packed per-seat array, in the order of the observation's blocks from
-# "active" to "throws" (13 blocks of one value per position), then voids and call
-# flags first (they are packed into one byte per block for the observation)
-_C_ACTIVE, _C_IN_ROUND, _C_TRICK_PLAYED, _C_JOINER, _C_BOUNCED = range(5)
-_C_TRICKS, _C_THROWS, _C_CALL = 5, 6, 7
-_C_TRICK_CARD = 8  # the card played to the current trick (-1: none)
-_SEAT_COLS = 9
-# the observation's 13 adjacent blocks of one value per position, from "active" to
-# "throws"; per block the source: a packed per-seat flag, a seat mark, or a float (0 here,
-# written after the conversion)
-_K1_BLOCKS = ("active", "in_round", "dealer", "declarer", "acting", "leader", "trick_played",
-              "trick_winning", "thrower", "tricks", "joiner", "bounced", "throws")
-_K1_FLAG_SLOTS = [0, 1, 6, 10, 11]  # <- _C_ACTIVE, _C_IN_ROUND, _C_TRICK_PLAYED, _C_JOINER, _C_BOUNCED
-_K1_MARK_SLOTS = [2, 3, 4, 5, 7, 8]  # <- dealer, declarer, acting, leader, trick_winning, thrower
-assert all(OFF[b] == OFF["active"] + 7 * i for i, b in enumerate(_K1_BLOCKS))
-assert OFF["voids"] == OFF["throws"] + 7 and OFF["call"] == OFF["voids"] + 28
-assert [OFF[b] for b in ("hand", "played", "trick", "seen_thrown")] == [OFF["hand"] + 52 * i for i in range(4)]
-
-# The adjacent observation blocks tricks_done (7), high_bid (9), join_state (3),
-# deal_flags[0:2] and me_forced as one uint8 table row per combination
-_GAME_BLOCKS = slice(OFF["tricks_done"], OFF["me_forced"] + 1)
-assert OFF["deal_flags"] == OFF["join_state"] + 3 and OFF["me_forced"] == OFF["deal_flags"] + 4
-
-
-def _game_table() -> np.ndarray:
-    rows = []
-    for td in range(7):
-        for hb in range(9):
-            for js in range(3):
-                for ro in range(2):
-                    for rs in range(2):
-                        for mf in range(2):
-                            row = np.zeros(_GAME_BLOCKS.stop - _GAME_BLOCKS.start, np.uint8)
-                            row[td] = 1
-                            row[7 + hb] = 1
-                            row[16 + js] = 1
-                            row[19], row[20], row[23] = ro, rs, mf
-                            rows.append(row)
-    return np.stack(rows)
-
-
-_GAME_TABLE = _game_table()
-_GAME_BITS = (_GAME_TABLE.astype(np.uint64) << np.arange(_GAME_TABLE.shape[1], dtype=np.uint64)).sum(1, dtype=np.uint64)
-_ONE = np.uint64(1)
-_CHUNK = 2048  # rows per unpack-and-convert pass (the uint8 temporary stays in cache)
-_probe = [np.empty(1)]
-_FREE_REFS = sys.getrefcount(_probe[0])  # the count of an array held only by a list
-del _probe
-_PHASE_BIT = np.uint64(1) << np.arange(8, dtype=np.uint64)
-_OBS_WORDS = (OBS_SIZE + 63) // 64
-
-
-def _put_bits(W: np.ndarray, value: np.ndarray, offset: int) -> None:
-    """OR ``value`` (uint64 [B]) into the bit stream ``W`` ([B, words]) at bit ``offset``."""
-    k, sh = divmod(offset, 64)
-    if sh == 0:
-        W[:, k] |= value
-    else:
-        W[:, k] |= value << np.uint64(sh)
-        if k + 1 < W.shape[1]:
-            W[:, k + 1] |= value >> np.uint64(64 - sh)
-
-# float32 tables that reproduce the reference encoder's float64 arithmetic exactly
-_SCORE_T_MAX = int(OBS_HIGH * SCORE_SCALE) + 1  # beyond +-this, score / 12 is clipped anyway
-_SCORE_T = np.clip(np.arange(-_SCORE_T_MAX, _SCORE_T_MAX + 1) / SCORE_SCALE, OBS_LOW, OBS_HIGH).astype(np.float32)
-_SCORE_BIN_T = (np.clip(np.arange(-_SCORE_T_MAX, _SCORE_T_MAX + 1), -1, 7) + 1).astype(np.uint64)
-_TRICKS_T = (np.arange(8) / 6.0).astype(np.float32)  # indexed by int8 tricks
-_THROWS_T = np.minimum(np.arange(256) / 3.0, 1.0).astype(np.float32)
-_STOCK_T = (np.arange(NUM_CARDS + 1) / NUM_CARDS).astype(np.float32)
-_TIED_T = (np.arange(MAX_TIED_DUELS + 2) / 10.0).astype(np.float32)
 
 
 class VectorEnv:
     """B games in lock-step; see the module documentation."""
 
-    PHASE_NAMES = PHASE_NAMES  # info["phase"] code -> name
     def __init__(
         self,
         num_envs: int,
@@ -301,7 +194,6 @@ class VectorEnv:
         self._no_face = r.redeal == "no_face_card"
         self._challenge = r.redeal == "challenge"
         self._single = r.auction == "single"
-        self._dealer_must = r.all_pass == "dealer_must_bid"
         self._bos = r.bid_over_score
         self._leader_tw = r.leader == "trick_winner"
         self._exact = r.contract == "exact"
@@ -309,33 +201,13 @@ class VectorEnv:
         self._immediate = r.zero_rule == "immediate"
         self._bounce = r.zero_rule == "bounce"
         self._loss = np.float32(-1.0 / (n - 1))
-        # seat tables
-        self._N = np.arange(n)
-        self._D = np.arange(1, n + 1)  # offsets 1..n (n = the base seat itself)
-        self._ROT = (np.arange(n)[:, None] + self._D[None, :]) % n  # ROT[base] = seats from base's left
-        off = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n
-        self._OFFS = np.where(off == 0, n, off)  # OFFS[base, seat] in 1..n
-        self._REL = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # REL[observer, pos] = seat
-        # _ROTB[observer, byte]: a packed per-seat byte (bit s = seat s) re-indexed by the
-        # observer's relative positions (bit p = seat observer + p)
-        fb = np.arange(1 << n)
-        self._ROTB = np.stack(
-            [sum(((fb >> ((r + p) % n)) & 1) << p for p in range(n)) for r in range(n)]
-        ).astype(np.uint8)
-        # _MARKB[observer, seat + 1]: the byte marking that seat's relative position (0: none)
-        self._MARKB = np.zeros((n, n + 1), np.uint8)
-        self._MARKB[:, 1:] = 1 << ((np.arange(n)[None, :] - np.arange(n)[:, None]) % n)
-        self._ROTB_flat = self._ROTB.astype(np.uint64).reshape(-1)
-        self._MARKB_flat = self._MARKB.astype(np.uint64).reshape(-1)
-        self._seat_tables()
-        self._mask_tables()
+        self._seats = SeatTables(n)
+        self._masks = MaskTables(r, B)
+        self._encoder = ObsEncoder(r, n, B)
         self._arB = np.arange(B)
-        self._seat_rows = self._arB * n
-        self._seat_base = self._arB * (8 * _SEAT_COLS)
         self._mask_rows = self._arB * NUM_ACTIONS
-        self._prefix = static_prefix(r, n)
-        self._static = slice(OFF["num_players"], OBS_SLICES["rules"].stop)
         self.auto_reset = bool(auto_reset)
+        self._started = False  # set by reset() and load_games(); step() needs it
         self._alloc()
         self._apply_fns = (
             self._apply_play,
@@ -367,7 +239,7 @@ class VectorEnv:
         self.stock_pos = np.zeros(B, i8)
         self.stock_len = np.zeros(B, i8)
         # the current trick: cards played, led suit, best card, its seat, who led (views)
-        self._trick = np.tile(_TRICK_EMPTY, (B, 1))
+        self._trick = np.tile(TRICK_EMPTY, (B, 1))
         self.trick_len = self._trick[:, 0]
         self.trick_led = self._trick[:, 1]
         self.trick_best = self._trick[:, 2]
@@ -376,24 +248,24 @@ class VectorEnv:
         self.winner = np.full(B, -1, i8)
         self.terminated = np.zeros(B, b_)
         self.truncated = np.zeros(B, b_)
-        # per seat: scores, and one packed int8 array whose columns are laid out like the
-        # observation's per-position blocks (one gather serves them all); named views below
+        # per seat: scores, and one packed int8 array of the other per-seat values (rows
+        # C_* of vector_tables; seats padded to 8, so a flag row is one uint64 per game, and
+        # the encoder reads every row with one gather); named views below
         self.scores = np.zeros((B, n), np.int32)
-        # (feature-major, seats padded to 8: each flag column is one uint64 per game)
-        self._seat = np.zeros((B, _SEAT_COLS, 8), i8)
-        sb = self._seat.view(b_)
-        self.active = sb[:, _C_ACTIVE, :n]
-        self.in_round = sb[:, _C_IN_ROUND, :n]
-        self.trick_played = sb[:, _C_TRICK_PLAYED, :n]
-        self.tricks = self._seat[:, _C_TRICKS, :n]
-        self.joiner = sb[:, _C_JOINER, :n]
-        self.bounced = sb[:, _C_BOUNCED, :n]
-        self.throws = self._seat[:, _C_THROWS, :n]
+        self._per_seat = np.zeros((B, SEAT_COLS, SEAT_PAD), i8)
+        sb = self._per_seat.view(b_)
+        self.active = sb[:, C_ACTIVE, :n]
+        self.in_round = sb[:, C_IN_ROUND, :n]
+        self.trick_played = sb[:, C_TRICK_PLAYED, :n]
+        self.tricks = self._per_seat[:, C_TRICKS, :n]
+        self.joiner = sb[:, C_JOINER, :n]
+        self.bounced = sb[:, C_BOUNCED, :n]
+        self.throws = self._per_seat[:, C_THROWS, :n]
         # voids (seat x suit shown void) packed per game: bit 4 * seat + suit
         self.void_bits = np.zeros(B, np.uint32)
-        self.calls = self._seat[:, _C_CALL, :n]
+        self.calls = self._per_seat[:, C_CALL, :n]
         self.calls[:] = NO_CALL
-        self.trick_card = self._seat[:, _C_TRICK_CARD, :n]  # card played to the current trick
+        self.trick_card = self._per_seat[:, C_TRICK_CARD, :n]  # card played to the current trick
         self.trick_card[:] = -1
         # card sets as uint64 bitmasks (bit c = card c)
         u8 = np.uint64
@@ -422,98 +294,10 @@ class VectorEnv:
         self.r_tricks = np.zeros((B, n), i8)
         self.r_joiner = np.zeros((B, n), b_)
         self.r_folded = np.zeros((B, n), b_)
-        self._obsw = np.zeros((B, _OBS_WORDS), "<u8")  # the observation's 0/1 entries as bits
-        self._obs_pool: list[np.ndarray] = []
-        # the static prefix: its entries equal to 1 are constant bits of every stream, the
-        # values other than 0 and 1 are written after the conversion
-        pre = self._prefix[self._static]
-        cols = np.arange(self._static.start, self._static.stop)
-        bits = np.zeros(_OBS_WORDS * 64, np.uint8)
-        bits[cols[pre == 1]] = 1
-        self._static_words = np.packbits(bits, bitorder="little").view("<u8").copy()
-        self._static_cols = cols[(pre != 0) & (pre != 1)]
-        self._marks = np.zeros((B, 6), i8)
-        self._maskw = np.zeros((B, 2), "<u8")
-        # the real-valued entries: scores, tricks, throws per position, progress, stock
-        # size, tied duels, then the static ones (written once here)
-        self._float_cols = np.concatenate(
-            [OFF[k] + np.arange(n) for k in ("score", "tricks", "throws")]
-            + [[OFF["progress"], OFF["deal_flags"] + 2, OFF["deal_flags"] + 3], self._static_cols]
-        )
-        self._floats = np.zeros((B, len(self._float_cols)), np.float32)
-        self._floats[:, 3 * n + 3 :] = self._prefix[self._static_cols]
         self._n_in = np.zeros(B, i8)
         self._stop_round = np.zeros(B, b_)
         self._next_in = np.zeros((B, n), i8)
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
-
-    # ------------------------------------------------------------------ seat helpers
-    # Sets of seats are packed into a byte (bit s = seat s; n <= 7), and the seat searches
-    # are lookups in small tables indexed by that byte.
-    def _seat_tables(self) -> None:
-        n = self.num_players
-        F = 1 << n
-        nxt = np.full((n, n + 2, F), -1, np.int8)  # [base, start offset, flags]
-        dealpos = np.full((n, F, n), -1, np.int8)  # [dealer, flags, seat] -> deal index
-        for f in range(F):
-            for base in range(n):
-                k = 0
-                for d in range(1, n + 1):
-                    s = (base + d) % n
-                    if f >> s & 1:
-                        dealpos[base, f, s] = k
-                        k += 1
-                for start in range(1, n + 1):
-                    for d in range(start, n + 1):
-                        s = (base + d) % n
-                        if f >> s & 1:
-                            nxt[base, start, f] = s
-                            break
-        self._NEXT = nxt
-        self._NEXT_ALL = np.ascontiguousarray(nxt[:, 1, :].T)  # [flags, seat] -> next flagged seat
-        self._DEALPOS = dealpos
-        self._POPC = np.array([bin(f).count("1") for f in range(F)], np.intp)
-
-    def _mask_tables(self) -> None:
-        """Bits of the action mask (bit = action id, two uint64 words) by phase, and the
-        legal calls by (forced dealer, highest bid + 1, score cap + 1) as in
-        ``game.legal_bid_levels``."""
-        r = self.rules
-        lo_w = np.zeros(8, np.uint64)
-        hi_w = np.zeros(8, np.uint64)
-        for code, first in ((REDEAL_PH, KEEP), (LOOK_PH, LOOK), (ASK_PH, ASK), (JOIN_PH, JOIN)):
-            for a in (first, first + 1):
-                if a < 64:
-                    lo_w[code] |= np.uint64(1 << a)
-                else:
-                    hi_w[code] |= np.uint64(1 << (a - 64))
-        self._PAIR_LO, self._PAIR_HI = lo_w, hi_w
-        play = np.zeros(8, np.uint64)
-        play[[PLAY_PH, DUEL_PH]] = np.uint64((1 << NUM_CARDS) - 1)
-        self._PLAY_BITS = play
-        bid = np.zeros((2, 9, 8), np.uint64)
-        for forced in (0, 1):
-            for high in range(-1, 8):
-                for cap in range(-1, 7):  # score cap under "forbid", clipped to -1..6
-                    lo = max(r.min_bid, 1) if forced else r.min_bid
-                    levels = [lv for lv in list(range(lo, r.max_bid + 1)) + [REDBEARD_LEVEL] if lv > high]
-                    if r.bid_over_score == "forbid":
-                        levels = [lv for lv in levels if min(lv, 6) <= cap]
-                    bits = 0 if forced else 1 << PASS
-                    for lv in levels:
-                        bits |= 1 << (BID0 + lv)
-                    bid[forced, high + 1, cap + 1] = bits
-        self._BID_BITS = bid
-
-    @staticmethod
-    def _pack(flags: np.ndarray) -> np.ndarray:
-        """bool [k, n] -> uint8 [k], bit s = flags[:, s]."""
-        return np.packbits(flags, axis=1, bitorder="little")[:, 0]
-
-    def _next_seat(self, base: np.ndarray, flags: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
-        """First seat clockwise from ``base``'s left (``base`` itself last) whose flag is
-        set, searching offsets ``>= start`` (1..n); -1 if none. base [k], flags [k, n]."""
-        return self._NEXT[base, 1 if start is None else start, self._pack(flags)]
 
     # ------------------------------------------------------------------ dealing
     def _draw_decks(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -531,17 +315,17 @@ class VectorEnv:
             self.dq_pos[qi] += 1
         m = int(k - useq.sum())
         if m:
-            deck[~useq] = self.rng.permuted(np.tile(_AR52, (m, 1)), axis=1)
+            deck[~useq] = self.rng.permuted(np.tile(AR52, (m, 1)), axis=1)
         return deck, rank, ~useq
 
     def _deal(self, idx: np.ndarray, flags: np.ndarray) -> None:
         """A fresh deck: 6 cards to each flagged seat from the dealer's left."""
         deck, rank, lazy = self._draw_decks(idx)
-        f = self._pack(flags)
-        pos = self._DEALPOS[self.dealer[idx], f]  # [k, n]: deal index of each seat, -1 none
-        cards = deck[np.arange(len(idx))[:, None, None], np.maximum(pos, 0)[:, :, None] * HAND_SIZE + _AR6]
-        self.hands[idx] = np.where(pos >= 0, _BIT[cards].sum(2, dtype=np.uint64), np.uint64(0))
-        nd = self._POPC[f] * HAND_SIZE
+        f = pack(flags)
+        pos = self._seats.dealpos[self.dealer[idx], f]  # [k, n]: deal index of each seat, -1 none
+        cards = deck[np.arange(len(idx))[:, None, None], np.maximum(pos, 0)[:, :, None] * HAND_SIZE + AR6]
+        self.hands[idx] = np.where(pos >= 0, BIT[cards].sum(2, dtype=np.uint64), np.uint64(0))
+        nd = self._seats.popcount[f] * HAND_SIZE
         self.deck[idx] = deck
         self.rank[idx] = rank
         self._rank_lazy[idx] = lazy
@@ -556,9 +340,9 @@ class VectorEnv:
 
     def _clear_trick(self, idx: np.ndarray) -> None:
         self.trick_cards[idx] = 0
-        self._trick[idx] = _TRICK_EMPTY
-        self._seat[idx, _C_TRICK_PLAYED] = 0
-        self._seat[idx, _C_TRICK_CARD] = -1
+        self._trick[idx] = TRICK_EMPTY
+        self._per_seat[idx, C_TRICK_PLAYED] = 0
+        self._per_seat[idx, C_TRICK_CARD] = -1
 
     def _draw_hand(self, idx: np.ndarray, seat: np.ndarray) -> None:
         if not len(idx):
@@ -567,8 +351,8 @@ class VectorEnv:
         if short.any():
             self._reshuffle(idx[short])
         pos = self.stock_pos[idx].astype(np.intp)
-        cards = self.deck[idx[:, None], pos[:, None] + _AR6]
-        self.hands[idx, seat] = _BIT[cards].sum(1, dtype=np.uint64)
+        cards = self.deck[idx[:, None], pos[:, None] + AR6]
+        self.hands[idx, seat] = BIT[cards].sum(1, dtype=np.uint64)
         self.stock_pos[idx] += HAND_SIZE
         self.stock_len[idx] -= HAND_SIZE
 
@@ -576,7 +360,7 @@ class VectorEnv:
         """Draw the reshuffle order of deals that have none yet."""
         lz = idx[self._rank_lazy[idx]]
         if len(lz):
-            self.rank[lz] = self.rng.permuted(np.tile(_AR52, (len(lz), 1)), axis=1)
+            self.rank[lz] = self.rng.permuted(np.tile(AR52, (len(lz), 1)), axis=1)
             self._rank_lazy[lz] = False
 
     def _reshuffle(self, idx: np.ndarray) -> None:
@@ -585,7 +369,7 @@ class VectorEnv:
         pos = self.stock_pos[idx].astype(np.intp)
         ln = self.stock_len[idx].astype(np.intp)
         key = np.full((k, NUM_CARDS), 10_000, np.int32)
-        inst = (_AR52 >= pos[:, None]) & (_AR52 < (pos + ln)[:, None])
+        inst = (AR52 >= pos[:, None]) & (AR52 < (pos + ln)[:, None])
         r, c = np.nonzero(inst)
         key[r, self.deck[idx[r], c]] = c - pos[r]
         self._settle_rank(idx)
@@ -611,7 +395,7 @@ class VectorEnv:
         self.terminated[idx] = False
         self.truncated[idx] = False
         self.leader[idx] = -1
-        self._defer(idx, _START_ROUND)
+        self._defer(idx, START_ROUND)
 
     def _defer(self, idx: np.ndarray, code: int) -> None:
         """Leave a transition that many games reach by different paths in a step (a new
@@ -624,14 +408,14 @@ class VectorEnv:
         ``deal=False``: all but new deals)."""
         while True:
             ph = self.phase
-            waiting = np.flatnonzero(ph >= (_START_ROUND if deal else _START_TRICK))
+            waiting = np.flatnonzero(ph >= (START_ROUND if deal else START_TRICK))
             if not len(waiting):
                 return
             code = ph[waiting]
-            self._score_round(waiting[code == _SCORE_ROUND])
-            self._start_trick(waiting[code == _START_TRICK])
+            self._score_round(waiting[code == SCORE_ROUND])
+            self._start_trick(waiting[code == START_TRICK])
             if deal:
-                self._start_round(waiting[code == _START_ROUND])
+                self._start_round(waiting[code == START_ROUND])
 
     def _start_round(self, idx: np.ndarray) -> None:
         if not len(idx):
@@ -664,8 +448,8 @@ class VectorEnv:
             return
         cand = self.active[idx] & self.redeals_open[idx][:, None]
         if self._no_face:
-            cand &= (self.hands[idx] & _FACE_BITS) == 0
-        nxt = self._next_seat(self.dealer[idx], cand, start)
+            cand &= (self.hands[idx] & FACE_BITS) == 0
+        nxt = self._seats.next_seat(self.dealer[idx], cand, start)
         found = nxt >= 0
         fi = idx[found]
         self.phase[fi] = REDEAL_PH
@@ -675,7 +459,7 @@ class VectorEnv:
     def _apply_redeal(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
         keep = a == KEEP
         ki = idx[keep]
-        self._next_redeal(ki, self._OFFS[self.dealer[ki], seat[keep]] + 1)
+        self._next_redeal(ki, self._seats.offs[self.dealer[ki], seat[keep]] + 1)
         ri, rs = idx[~keep], seat[~keep]
         if not len(ri):
             return
@@ -689,11 +473,11 @@ class VectorEnv:
             self.thrower[ri] = rs
             flags = self.active[ri]
             flags[np.arange(len(ri)), rs] = False
-            self.to_act[ri] = self._next_seat(rs, flags)
+            self.to_act[ri] = self._seats.next_seat(rs, flags)
             self.phase[ri] = LOOK_PH
         else:
             self._draw_hand(ri, rs)
-            self._next_redeal(ri, self._OFFS[self.dealer[ri], rs])
+            self._next_redeal(ri, self._seats.offs[self.dealer[ri], rs])
 
     def _apply_look(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
         look = a == LOOK
@@ -701,7 +485,7 @@ class VectorEnv:
         if len(li):
             th = self.thrown_hand[li]
             self.seen[li, ls] |= th
-            face = (th & _FACE_BITS) != 0
+            face = (th & FACE_BITS) != 0
             loser = np.where(face, self.thrower[li], ls)
             ended = self._add_score(li, loser, PENALTY)
             self._finish_look(li[~ended])
@@ -710,7 +494,7 @@ class VectorEnv:
             th = self.thrower[ni]
             flags = self.active[ni]
             flags[np.arange(len(ni)), th] = False
-            nxt = self._next_seat(th, flags, self._OFFS[th, ns] + 1)
+            nxt = self._seats.next_seat(th, flags, self._seats.offs[th, ns] + 1)
             has = nxt >= 0
             self.to_act[ni[has]] = nxt[has]
             self._finish_look(ni[~has])
@@ -722,14 +506,14 @@ class VectorEnv:
         self.thrower[idx] = -1
         self.thrown_hand[idx] = 0
         self._draw_hand(idx, th)
-        self._next_redeal(idx, self._OFFS[self.dealer[idx], th])
+        self._next_redeal(idx, self._seats.offs[self.dealer[idx], th])
 
     # ------------------------------------------------------------------ auction
     def _start_auction(self, idx: np.ndarray) -> None:
         if not len(idx):
             return
         self.phase[idx] = BID_PH
-        self.to_act[idx] = self._next_seat(self.dealer[idx], self.active[idx])
+        self.to_act[idx] = self._seats.next_seat(self.dealer[idx], self.active[idx])
 
     def _apply_bid(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
         passed = a == PASS
@@ -740,7 +524,7 @@ class VectorEnv:
         self.high_level[bi] = level[bid]
         self.declarer[bi] = seat[bid]
         if self._bos == "penalty":
-            over = bid & (_LEVEL_TRICKS[level] > self.scores[idx, seat])
+            over = bid & (LEVEL_TRICKS[level] > self.scores[idx, seat])
             if over.any():
                 alive = np.ones(len(idx), bool)
                 alive[over] = ~self._add_score(idx[over], seat[over], PENALTY)
@@ -749,11 +533,11 @@ class VectorEnv:
             last = seat == self.dealer[idx]
             self._end_auction(idx[last])
             ni = idx[~last]
-            self.to_act[ni] = self._next_seat(seat[~last], self.active[ni])
+            self.to_act[ni] = self._seats.next_seat(seat[~last], self.active[ni])
         else:
             waiting = self.active[idx] & (self.calls[idx] != PASSED)
-            waiting &= self._N != self.declarer[idx][:, None]
-            nxt = self._next_seat(seat, waiting)
+            waiting &= self._seats.ids != self.declarer[idx][:, None]
+            nxt = self._seats.next_seat(seat, waiting)
             has = nxt >= 0
             self.to_act[idx[has]] = nxt[has]
             self._end_auction(idx[~has])
@@ -763,10 +547,10 @@ class VectorEnv:
             return
         d = self.declarer[idx]
         none = d < 0
-        self._defer(idx[none], _SCORE_ROUND)
+        self._defer(idx[none], SCORE_ROUND)
         di = idx[~none]
         self.leader[di] = d[~none]
-        self._defer(di, _START_TRICK)
+        self._defer(di, START_TRICK)
 
     # ------------------------------------------------------------------ play, ask, join
     def _start_trick(self, idx: np.ndarray) -> None:
@@ -790,14 +574,14 @@ class VectorEnv:
         out = ~self.in_round[idx, lead]
         if out.any():
             oi = idx[out]
-            self.leader[oi] = self._next_seat(lead[out], self.in_round[oi])
+            self.leader[oi] = self._seats.next_seat(lead[out], self.in_round[oi])
         self._clear_trick(idx)
         self.phase[idx] = np.where(self.in_duel[idx], DUEL_PH, PLAY_PH)
         self.to_act[idx] = self.leader[idx]
         # who plays after whom in this trick (in_round cannot change during a trick)
-        f = self._pack(self.in_round[idx])
-        self._n_in[idx] = self._POPC[f]
-        self._next_in[idx] = self._NEXT_ALL[f]
+        f = pack(self.in_round[idx])
+        self._n_in[idx] = self._seats.popcount[f]
+        self._next_in[idx] = self._seats.next_all[f]
 
     def _apply_ask(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
         ask = a == ASK
@@ -806,7 +590,7 @@ class VectorEnv:
         if len(si):
             self.join_state[si] = JOIN_SKIPPED
             ended = self._add_score(si, ss, self.rules.forget_penalty)
-            self._defer(si[~ended], _START_TRICK)
+            self._defer(si[~ended], START_TRICK)
 
     def _ask_join(self, idx: np.ndarray) -> None:
         if not len(idx):
@@ -829,19 +613,19 @@ class VectorEnv:
         if not len(idx):
             return
         d = self.declarer[idx]
-        off = self._OFFS[d]  # [k, n]: offset of each seat from the declarer (itself n)
+        off = self._seats.offs[d]  # [k, n]: offset of each seat from the declarer (itself n)
         elig = self.in_round[idx] & (off >= start[:, None]) & (off < self.num_players)
         mf = self._may_fold(idx)
-        nxt = self._next_seat(d, elig & mf, start)  # the first with a real choice
+        nxt = self._seats.next_seat(d, elig & mf, start)  # the first with a real choice
         found = nxt >= 0
-        limit = np.where(found, self._OFFS[d, np.maximum(nxt, 0)], self.num_players + 1)
+        limit = np.where(found, self._seats.offs[d, np.maximum(nxt, 0)], self.num_players + 1)
         auto = elig & ~mf & (off < limit[:, None])  # in automatically before it
         if auto.any():
             self.joiner[idx] |= auto & (self.tricks[idx] == 0)
         fi = idx[found]
         self.phase[fi] = JOIN_PH
         self.to_act[fi] = nxt[found]
-        self._defer(idx[~found], _START_TRICK)
+        self._defer(idx[~found], START_TRICK)
 
     def _apply_join(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
         join = a == JOIN
@@ -849,11 +633,11 @@ class VectorEnv:
         self.joiner[ji, js] = self.tricks[ji, js] == 0
         fo = ~join
         self.in_round[idx[fo], seat[fo]] = False
-        self._next_join(idx, self._OFFS[self.declarer[idx], seat] + 1)
+        self._next_join(idx, self._seats.offs[self.declarer[idx], seat] + 1)
 
     def _apply_play(self, idx: np.ndarray, seat: np.ndarray, card: np.ndarray) -> None:
         n = self.num_players
-        suit = _SUIT_OF_CARD[card]
+        suit = SUIT_OF_CARD[card]
         T = self._trick[idx]  # [k, 5]: length, led suit, best card, its seat, leader
         first = T[:, 0] == 0
         led = np.where(first, suit, T[:, 1])
@@ -861,15 +645,15 @@ class VectorEnv:
         if off.any():
             oi = idx[off]
             self.void_bits[oi] |= np.left_shift(np.uint32(1), (4 * seat[off] + led[off]).astype(np.uint32))
-        bit = _BIT[card]
+        bit = BIT[card]
         srow = idx * n + seat
         hflat = self.hands.reshape(-1)
         hflat[srow] &= ~bit
         self.trick_cards[idx] |= bit
-        pflat = self._seat.reshape(-1)
-        prow = idx * (8 * _SEAT_COLS) + seat
-        pflat[prow + 8 * _C_TRICK_PLAYED] = 1
-        pflat[prow + 8 * _C_TRICK_CARD] = card
+        pflat = self._per_seat.reshape(-1)
+        prow = idx * (SEAT_PAD * SEAT_COLS) + seat
+        pflat[prow + SEAT_PAD * C_TRICK_PLAYED] = 1
+        pflat[prow + SEAT_PAD * C_TRICK_CARD] = card
         better = first | ((suit == led) & (card > T[:, 2]))
         T[:, 1] = led
         T[:, 2] = np.where(better, card, T[:, 2])
@@ -902,9 +686,9 @@ class VectorEnv:
         else:
             self.leader[idx[duel]] = w[duel]
         more = self.tricks_done[idx] < TRICKS_PER_ROUND
-        self._defer(idx[more], _START_TRICK)
+        self._defer(idx[more], START_TRICK)
         self._end_duel(idx[~more & duel])
-        self._defer(idx[~more & ~duel], _SCORE_ROUND)
+        self._defer(idx[~more & ~duel], SCORE_ROUND)
 
     # ------------------------------------------------------------------ scores
     def _add_score(self, idx: np.ndarray, seat: np.ndarray, delta) -> np.ndarray:
@@ -949,7 +733,7 @@ class VectorEnv:
         self.rounds_played[idx] += 1
         rb = hd & (level == REDBEARD_LEVEL)
         succ = rb & (td == TRICKS_PER_ROUND)
-        need = _LEVEL_TRICKS[np.maximum(level, 0)]
+        need = LEVEL_TRICKS[np.maximum(level, 0)]
         made = (td == need) if self._exact else (td >= need)
         self.r_made[idx] = hd & made
         if succ.any():
@@ -972,8 +756,20 @@ class VectorEnv:
             zt = self.in_round[idx] & (self.tricks[idx] == 0) & hd[:, None]
             add = zt * r.zero_trick_penalty + (zt & self.joiner[idx]) * r.joiner_fail_penalty
             self.scores[idx] += add.astype(np.int32)
+        # SPEC §1.8: the round's penalties, then every elimination, then the zero check
         if failed_elim.any():
             self._eliminate(idx[failed_elim], d[failed_elim])
+        if r.eliminate_at is not None:
+            act = self.active[idx]
+            sc = self.scores[idx]
+            over = act & (sc >= r.eliminate_at)
+            allover = over.any(1) & (over.sum(1) == act.sum(1))
+            if allover.any():
+                low = np.where(over, sc, np.iinfo(np.int32).max).min(1)
+                over[allover] &= sc[allover] != low[allover][:, None]
+            if over.any():
+                rr, cc = np.nonzero(over)
+                self._eliminate(idx[rr], cc)
         act = self.active[idx]
         on0 = act & (self.scores[idx] == 0)
         c0 = on0.sum(1)
@@ -987,21 +783,9 @@ class VectorEnv:
             self.in_round[mi] = on0[many]
             self._start_duel(mi)
         rest = c0 == 0
-        idx = idx[rest]
+        idx, act = idx[rest], act[rest]
         if not len(idx):
             return
-        if r.eliminate_at is not None:
-            act = self.active[idx]
-            sc = self.scores[idx]
-            over = act & (sc >= r.eliminate_at)
-            allover = over.any(1) & (over.sum(1) == act.sum(1))
-            if allover.any():
-                low = np.where(over, sc, np.iinfo(np.int32).max).min(1)
-                over[allover] &= sc[allover] != low[allover][:, None]
-            if over.any():
-                rr, cc = np.nonzero(over)
-                self._eliminate(idx[rr], cc)
-        act = self.active[idx]
         last = act.sum(1) == 1
         if last.any():
             self._end_game(idx[last], act[last].argmax(1))
@@ -1013,8 +797,8 @@ class VectorEnv:
         self.to_act[ti] = -1
         idx = idx[~trunc]
         if len(idx):
-            self.dealer[idx] = self._next_seat(self.dealer[idx], self.active[idx])
-            self._defer(idx, _START_ROUND)
+            self.dealer[idx] = self._seats.next_seat(self.dealer[idx], self.active[idx])
+            self._defer(idx, START_ROUND)
 
     def _eliminate(self, idx: np.ndarray, seat: np.ndarray) -> None:
         self.active[idx, seat] = False
@@ -1047,7 +831,7 @@ class VectorEnv:
         self.high_level[idx] = -1
         self.declarer[idx] = -1
         self.join_state[idx] = JOIN_PENDING
-        self.leader[idx] = self._next_seat(self.dealer[idx], flags)
+        self.leader[idx] = self._seats.next_seat(self.dealer[idx], flags)
         self.in_duel[idx] = True
         self._start_trick(idx)
 
@@ -1068,139 +852,7 @@ class VectorEnv:
         self.in_round[idx] = best
         self._start_duel(idx)
 
-    # ------------------------------------------------------------------ masks and observations
-    def _compute_mask(self, hand: np.ndarray) -> np.ndarray:
-        """The acting seat's legal actions, int8 [B, 69]; ``hand`` is its hand (bitmask
-        [B]). Built as a 69-bit stream (bit = action id): the legal cards, the bid levels
-        by table, the two answers of a yes/no question by phase."""
-        ph = self.phase
-        w = self._maskw
-        follow = hand & _SUIT_BITS[self.trick_led]  # cards of the led suit (none when leading)
-        w[:, 0] = (np.where(follow != 0, follow, hand) & self._PLAY_BITS[ph]) | self._PAIR_LO[ph]
-        w[:, 1] = self._PAIR_HI[ph]
-        bi = np.flatnonzero(ph == BID_PH)
-        if len(bi):
-            ta = self.to_act[bi]
-            high = self.high_level[bi]
-            forced = (ta == self.dealer[bi]) & (high < 0) if self._dealer_must else np.zeros(len(bi), bool)
-            if self._bos == "forbid":
-                sc = self.scores[bi, ta]
-                cap = np.clip(np.where(forced, np.maximum(sc, 1), sc), -1, 6) + 1
-            else:
-                cap = 7
-            w[bi, 0] |= self._BID_BITS[forced.astype(np.intp), high + 1, cap]
-        return np.unpackbits(w.view(np.uint8), axis=1, count=NUM_ACTIONS, bitorder="little").view(np.int8)
-
-    def _encode(self, obsr: np.ndarray) -> np.ndarray:
-        """The observations of seat ``obsr[b]`` in every game b, float32 [B, D] (a new
-        array). Every 0/1 entry of a game's vector is one bit of a 542-bit stream (9 uint64
-        words, bit i = entry i), composed with shifts and ORs on [B] arrays, unpacked in
-        one call and converted to float32 in one pass; then the few real-valued entries
-        (scores, tricks, throws, stock, progress, tied duels, scaled rule numbers) are
-        written. Sets ``_hand_words`` (the observer's hand) for the mask."""
-        n = self.num_players
-        ph = self.phase
-        W = self._obsw
-        W[:] = self._static_words  # the rules/num_players entries that are 1
-        put = _put_bits
-        put(W, _PHASE_BIT[ph], OFF["phase"])
-        # cards: hand[obsr], played, current trick, seen[obsr]
-        srow = self._seat_rows + obsr
-        hand = self.hands.reshape(-1)[srow]
-        put(W, hand, OFF["hand"])
-        put(W, self.played, OFF["played"])
-        put(W, self.trick_cards, OFF["trick"])
-        put(W, self.seen.reshape(-1)[srow], OFF["seen_thrown"])
-        self._hand_words = hand
-        # tricks_done, high_bid, join_state, redeals_open, reshuffled, me_forced: adjacent
-        # blocks, one table entry per combination
-        code = self.tricks_done.astype(np.intp) * 9 + (self.high_level + 1)
-        code = (code * 3 + self.join_state) * 2 + self.redeals_open
-        code = code * 2 + self.reshuffled
-        if self._dealer_must:
-            forced = (ph == BID_PH) & (self.to_act == obsr) & (obsr == self.dealer) & (self.high_level < 0)
-            code = code * 2 + forced
-        else:
-            code = code * 2
-        put(W, _GAME_BITS[code], _GAME_BLOCKS.start)
-        # per-seat blocks, rotated to the observer's point of view
-        rel = self._REL[obsr]  # [B, n]: the seat at each relative position
-        pf = self._seat.reshape(-1)
-        prow = self._seat_base[:, None] + rel
-        tricks_rel = pf[prow + 8 * _C_TRICKS]
-        throws_rel = pf[prow + 8 * _C_THROWS]
-        call_rel = (pf[prow + 8 * _C_CALL] + 2).astype(np.uint64)  # 0 = no call
-        sc = self.scores.reshape(-1)[self._seat_rows[:, None] + rel]
-        sci = np.minimum(np.maximum(sc, -_SCORE_T_MAX), _SCORE_T_MAX) + _SCORE_T_MAX  # table index
-        bins = np.take(_SCORE_BIN_T, sci)  # clip(score, -1, 7) + 1
-        score_bin = _ONE << bins[:, 0]
-        calls = _ONE << call_rel[:, 0]
-        for p in range(1, n):
-            score_bin |= _ONE << (bins[:, p] + _U12[SCORE_BINS * p])
-            if p < 6:
-                calls |= _ONE << (call_rel[:, p] + _U12[10 * p])
-        put(W, score_bin, OFF["score_bin"])
-        put(W, calls, OFF["call"])
-        if n == 7:  # the 7th call block would pass bit 63
-            put(W, _ONE << call_rel[:, 6], OFF["call"] + 60)
-        # the 13 one-value-per-position blocks "active" .. "throws" (bit 7 * block +
-        # position): the flag columns packed into a byte per game (8 byte-flags * magic
-        # >> 56) and rotated by table, the seat marks by table, the float blocks 0 here
-        fl8 = (self._seat.view(np.uint64)[:, : len(_K1_FLAG_SLOTS), 0] * _PACK8) >> _U12[56]
-        f = np.take(self._ROTB_flat, obsr[:, None] * self._ROTB.shape[1] + fl8.astype(np.intp))  # [B, 5]
-        marks = self._marks
-        marks[:, 0] = self.dealer
-        marks[:, 1] = self.declarer
-        marks[:, 2] = self.to_act
-        marks[:, 3] = np.where((ph >= ASK_PH) & (ph <= DUEL_PH), self.leader, -1)
-        marks[:, 4] = np.where(self.trick_len > 0, self.trick_win, -1)
-        marks[:, 5] = self.thrower
-        m = np.take(self._MARKB_flat, (obsr * (n + 1) + 1)[:, None] + marks)  # [B, 6]
-        lo = (
-            f[:, 0] | (f[:, 1] << _U12[7]) | (m[:, 0] << _U12[14]) | (m[:, 1] << _U12[21])
-            | (m[:, 2] << _U12[28]) | (m[:, 3] << _U12[35]) | (f[:, 2] << _U12[42])
-            | (m[:, 4] << _U12[49]) | (m[:, 5] << _U12[56])
-        )
-        put(W, lo, OFF["active"])
-        put(W, (f[:, 3] << _U12[6]) | (f[:, 4] << _U12[13]), OFF["active"] + 64)
-        # voids: rotate the packed 4n bits so that the observer's nibble comes first
-        v = self.void_bits.astype(np.uint64)
-        sh = (4 * obsr).astype(np.uint64)
-        v = ((v >> sh) | (v << (np.uint64(4 * n) - sh))) & np.uint64((1 << (4 * n)) - 1)
-        put(W, v, OFF["voids"])
-        # the real-valued entries
-        fl = self._floats  # its last columns hold the static non-0/1 values for good
-        fl[:, :n] = np.take(_SCORE_T, sci)
-        fl[:, n : 2 * n] = _TRICKS_T[tricks_rel]
-        fl[:, 2 * n : 3 * n] = _THROWS_T[throws_rel.view(np.uint8)]
-        fl[:, 3 * n] = self.rounds_played / self.rules.max_rounds
-        fl[:, 3 * n + 1] = _STOCK_T[self.stock_len]
-        fl[:, 3 * n + 2] = _TIED_T[np.minimum(self.tied_duels, MAX_TIED_DUELS + 1)]
-        # unpack, convert and patch in cache-sized row chunks
-        out = self._obs_buffer()
-        Wb = W.view(np.uint8)
-        cols = self._float_cols
-        for i in range(0, self.num_envs, _CHUNK):
-            o = out[i : i + _CHUNK]
-            o[...] = np.unpackbits(Wb[i : i + _CHUNK], axis=1, count=OBS_SIZE, bitorder="little")
-            o[:, cols] = fl[i : i + _CHUNK]
-        return out
-
-    def _obs_buffer(self) -> np.ndarray:
-        """A float32 [B, D] array for new observations: one of ours that nobody else holds
-        any more (checked by reference count), else a new one. Returning a fresh array each
-        step is the contract; reusing a released one saves the page faults of fresh memory
-        (large arrays are mmapped anew by malloc)."""
-        pool = self._obs_pool
-        for k in range(len(pool)):
-            if sys.getrefcount(pool[k]) <= _FREE_REFS:  # only the pool holds it
-                return pool[k]
-        buf = np.empty((self.num_envs, OBS_SIZE), np.float32)
-        pool.append(buf)
-        if len(pool) > 3:
-            pool.pop(0)
-        return buf
-
+    # ------------------------------------------------------------------ observations
     def observe(self, observer=None) -> np.ndarray:
         """Observations float32 [B, D] of seat ``observer`` (int or int [B]; default: the
         acting seat) in every game, as the AEC env would encode them."""
@@ -1209,7 +861,7 @@ class VectorEnv:
         else:
             obsr = np.broadcast_to(np.asarray(observer, dtype=np.intp), (self.num_envs,))
         obsr = np.where(obsr < 0, 0, obsr)
-        return self._encode(obsr)
+        return self._encoder.encode(self, obsr)[0]
 
     # ------------------------------------------------------------------ public API
     def reset(
@@ -1223,16 +875,15 @@ class VectorEnv:
         """Start a new game in every slot; returns ``(obs, mask, seat)``.
 
         ``seed`` reseeds the batch generator. ``dealer`` (int or int [B]) and ``scores``
-        (int [n] or [B, n]) fix the first dealer and the starting scores. ``decks`` fixes
-        the deals of these games (rounds and duels, in order): an int array [B, K, 52]
-        (each row a deck, top card first) or [B, K, 104] (the deck followed by the order in
-        which thrown-in cards are reshuffled, as the AEC env's ``decks`` option); a row
-        starting with -1 ends that game's list. Deals beyond the list are drawn from the
-        generator; the list is dropped when the game ends.
+        (int [n] or [B, n], each within ±``rules.SCORE_LIMIT``) fix the first dealer and the
+        starting scores. ``decks`` fixes the deals of these games (rounds and duels, in
+        order): an int array [B, K, 52] (each row a deck, top card first) or [B, K, 104]
+        (the deck followed by the order in which thrown-in cards are reshuffled, as the AEC
+        env's ``decks`` option); a row starting with -1 ends that game's list. Deals beyond
+        the list are drawn from the generator; the list is dropped when the game ends.
+        A bad argument raises ``ValueError`` before anything changes (no reseed either).
         """
         B, n = self.num_envs, self.num_players
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
         idx = self._arB
         if dealer is not None:
             dealer = np.broadcast_to(np.asarray(dealer), (B,))
@@ -1240,22 +891,33 @@ class VectorEnv:
                 raise ValueError(f"reset: dealer must be seats 0..{n - 1}, got {dealer!r:.80}")
         if scores is not None:
             scores = np.asarray(scores)
-            if not np.issubdtype(scores.dtype, np.integer) or scores.shape not in ((n,), (B, n)):
-                raise ValueError(f"reset: scores must be ints of shape ({n},) or ({B}, {n}), got {scores!r:.80}")
-        self._set_deck_queue(decks)
+            if (
+                not np.issubdtype(scores.dtype, np.integer)
+                or scores.shape not in ((n,), (B, n))
+                or ((scores < -SCORE_LIMIT) | (scores > SCORE_LIMIT)).any()
+            ):
+                raise ValueError(
+                    f"reset: scores must be ints in -{SCORE_LIMIT}..{SCORE_LIMIT} of shape ({n},) or ({B}, {n}), "
+                    f"got {scores!r:.80}"
+                )
+        queue = self._parse_decks(decks)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        self.dq_deck, self.dq_rank, self.dq_len[:] = queue
+        self.dq_pos[:] = 0
+        self._started = True
         self._clear_step_outputs()
         self._new_game(idx, dealer=dealer, scores=scores)
         self._resolve()
         return self._observe()
 
-    def _set_deck_queue(self, decks) -> None:
+    def _parse_decks(self, decks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ``decks`` argument of ``reset``, checked, as the deck queue: decks int8
+        [B, K, 52], their reshuffle ranks int8 [B, K, 52] and each game's list length."""
         B = self.num_envs
         if decks is None:
-            self.dq_deck = np.zeros((B, 0, NUM_CARDS), np.int8)
-            self.dq_rank = np.zeros((B, 0, NUM_CARDS), np.int8)
-            self.dq_pos[:] = 0
-            self.dq_len[:] = 0
-            return
+            empty = np.zeros((B, 0, NUM_CARDS), np.int8)
+            return empty, empty.copy(), np.zeros(B, np.int32)
         d = np.asarray(decks)
         if d.ndim != 3 or d.shape[0] != B or d.shape[2] not in (NUM_CARDS, 2 * NUM_CARDS) or not np.issubdtype(
             d.dtype, np.integer
@@ -1268,23 +930,20 @@ class VectorEnv:
         length = np.where(present.all(1), d.shape[1], (~present).argmax(1))
         used = np.arange(d.shape[1])[None, :] < length[:, None]
         rows = d[used]
-        ok = (np.sort(rows[:, :NUM_CARDS], 1) == _AR52).all(1)
+        ok = (np.sort(rows[:, :NUM_CARDS], 1) == AR52).all(1)
         if d.shape[2] == 2 * NUM_CARDS:
-            ok &= (np.sort(rows[:, NUM_CARDS:], 1) == _AR52).all(1)
+            ok &= (np.sort(rows[:, NUM_CARDS:], 1) == AR52).all(1)
         if not ok.all():
             b, q = np.argwhere(used)[np.flatnonzero(~ok)[0]]
             raise ValueError(f"reset: decks[{b}, {q}] is not a permutation of the 52 card ids (twice for 104)")
         deck = np.where(used[:, :, None], d[:, :, :NUM_CARDS], 0).astype(np.int8)
         if d.shape[2] == 2 * NUM_CARDS:
-            order = np.where(used[:, :, None], d[:, :, NUM_CARDS:], _AR52).astype(np.intp)
+            order = np.where(used[:, :, None], d[:, :, NUM_CARDS:], AR52).astype(np.intp)
             rank = np.empty_like(order)
-            np.put_along_axis(rank, order, np.broadcast_to(_AR52, order.shape), 2)
+            np.put_along_axis(rank, order, np.broadcast_to(AR52, order.shape), 2)
         else:  # like a scripted deck in game.py: thrown-in cards come back in card-id order
-            rank = np.broadcast_to(_AR52, deck.shape)
-        self.dq_deck = deck
-        self.dq_rank = np.ascontiguousarray(rank, dtype=np.int8)
-        self.dq_pos[:] = 0
-        self.dq_len[:] = length
+            rank = np.broadcast_to(AR52, deck.shape)
+        return deck, np.ascontiguousarray(rank, dtype=np.int8), length
 
     def _clear_step_outputs(self) -> None:
         self.rewards[:] = 0
@@ -1297,8 +956,8 @@ class VectorEnv:
     def _observe(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         seat = self.to_act.astype(np.int64)
         obsr = np.where(seat < 0, 0, seat)
-        obs = self._encode(obsr)
-        self._mask = self._compute_mask(self._hand_words)
+        obs, hand = self._encoder.encode(self, obsr)
+        self._mask = self._masks.mask(self, hand)
         return obs, self._mask.copy(), seat
 
     def _check_actions(self, actions) -> tuple[np.ndarray, np.ndarray]:
@@ -1311,7 +970,7 @@ class VectorEnv:
         inrange = (a >= 0) & (a < NUM_ACTIONS)
         ac = np.where(inrange, a, 0)
         legal = inrange & (np.take(self._mask, self._mask_rows + ac) == 1)
-        kind = _KIND[ac]
+        kind = KIND[ac]
         if not legal.all():
             halted = self.phase == DONE_PH  # a game halted at its round's end: action ignored
             legal |= halted
@@ -1332,6 +991,8 @@ class VectorEnv:
         ``obs, mask, seat, rewards, terminated, truncated, info`` (see the module doc).
         An illegal action raises ``ValueError`` (naming the game, action and phase) before
         anything changes."""
+        if not self._started:
+            raise ValueError("step() before reset(): call reset() (or load_games()) first")
         a, kind = self._check_actions(actions)
         self._clear_step_outputs()
         seat = self.to_act.astype(np.intp)
@@ -1402,173 +1063,26 @@ class VectorEnv:
         halt after their current round is scored (or the game ends): phase ``done``, mask
         all 0, actions ignored, no auto-reset -- for playing sampled deals to the end of a
         round. Returns ``(obs, mask, seat)`` of the whole batch."""
-        B, n = self.num_envs, self.num_players
         idx = self._arB if indices is None else np.asarray(indices, dtype=np.intp).reshape(-1)
-        games = list(games)
-        if len(games) != len(idx):
-            raise ValueError(f"load_games: {len(games)} games for {len(idx)} slots")
-        if len(idx) and ((idx < 0).any() or (idx >= B).any() or len(np.unique(idx)) != len(idx)):
-            raise ValueError(f"load_games: indices must be distinct slots 0..{B - 1}")
-        K = max([len(g.deck_queue) for g in games] + [self.dq_deck.shape[1]])
-        if K > self.dq_deck.shape[1]:
-            grow = K - self.dq_deck.shape[1]
-            self.dq_deck = np.concatenate([self.dq_deck, np.zeros((B, grow, NUM_CARDS), np.int8)], 1)
-            self.dq_rank = np.concatenate([self.dq_rank, np.zeros((B, grow, NUM_CARDS), np.int8)], 1)
-        for b, g in zip(idx.tolist(), games):
-            self._load_one(b, g)
+        vector_bridge.load_games(self, list(games), idx)
+        self._started = True
         self._stop_round[idx] = bool(stop_at_round_end)
-        f = self._pack(self.in_round[idx])
-        self._n_in[idx] = self._POPC[f]
-        self._next_in[idx] = self._NEXT_ALL[f]
+        f = pack(self.in_round[idx])
+        self._n_in[idx] = self._seats.popcount[f]
+        self._next_in[idx] = self._seats.next_all[f]
         self._clear_step_outputs()
         return self._observe()
-
-    def _load_one(self, b: int, g: G.Game) -> None:
-        n = self.num_players
-        if not isinstance(g, G.Game):
-            raise ValueError(f"load_games: expected redbeard_env.game.Game objects, got {type(g).__name__}")
-        if g.num_players != n or g.rules != self.rules:
-            raise ValueError(f"load_games: game for slot {b} has other rules or player count than this env")
-        if g.game_over or g.phase == "done":
-            raise ValueError(f"load_games: the game for slot {b} is over")
-        self.phase[b] = PHASE_NAMES.index(g.phase)
-        self.to_act[b] = g.to_act
-        self.dealer[b] = g.dealer
-        self.declarer[b] = g.declarer
-        self.leader[b] = g.leader
-        self.high_level[b] = g.high_level
-        self.thrower[b] = g.thrower
-        self.tricks_done[b] = g.tricks_done
-        self.join_state[b] = JOIN_STATES.index(g.join_state)
-        self.redeals_open[b] = g.redeals_open
-        self.reshuffled[b] = g.reshuffled
-        self.in_duel[b] = bool(g.duellists)
-        self.tied_duels[b] = g.tied_duels
-        self.rounds_played[b] = g.rounds_played
-        self.deck[b] = 0
-        self.deck[b, : len(g.stock)] = g.stock
-        self.stock_pos[b] = 0
-        self.stock_len[b] = len(g.stock)
-        rank = np.arange(NUM_CARDS) if g.reshuffle_rank is None else np.asarray(g.reshuffle_rank)
-        self.rank[b] = rank
-        self._rank_lazy[b] = False
-        self.trick_cards[b] = cards_to_bits(np.array([c for _, c in g.trick], np.int64).reshape(-1))
-        self.trick_len[b] = len(g.trick)
-        self.trick_played[b] = False
-        self.trick_card[b] = -1
-        self.trick_first[b] = g.trick[0][0] if g.trick else -1
-        if g.trick:
-            led = g.trick[0][1] // NUM_RANKS
-            best_card, best_seat = max((c, s) for s, c in g.trick if c // NUM_RANKS == led)
-            self.trick_led[b], self.trick_best[b], self.trick_win[b] = led, best_card, best_seat
-            for s, c in g.trick:
-                self.trick_played[b, s] = True
-                self.trick_card[b, s] = c
-        else:
-            self.trick_led[b] = self.trick_best[b] = self.trick_win[b] = -1
-        self.played[b] = cards_to_bits(np.array(sorted(g.played), np.int64))
-        self.thrown[b] = cards_to_bits(np.array(g.thrown, np.int64))
-        self.thrown_hand[b] = cards_to_bits(np.array(g.thrown_hand, np.int64))
-        self.winner[b] = -1
-        self.terminated[b] = self.truncated[b] = False
-        self.scores[b] = g.scores
-        self.active[b] = g.active
-        self.in_round[b] = g.in_round
-        self.tricks[b] = g.tricks
-        self.calls[b] = [NO_CALL if c is None else c for c in g.calls]
-        self.joiner[b] = g.joiner
-        self.bounced[b] = g.bounced
-        self.throws[b] = np.minimum(g.throws, 127)
-        self.void_bits[b] = sum(1 << (4 * s + u) for s in range(n) for u in range(4) if g.voids[s][u])
-        for s in range(n):
-            self.hands[b, s] = cards_to_bits(np.array(sorted(g.hands[s]), np.int64))
-            self.seen[b, s] = cards_to_bits(np.array(sorted(g.seen_thrown[s]), np.int64))
-        self.dq_pos[b] = 0
-        self.dq_len[b] = len(g.deck_queue)
-        for q, (deck, rk) in enumerate(g.deck_queue):
-            self.dq_deck[b, q] = deck
-            self.dq_rank[b, q] = np.arange(NUM_CARDS) if rk is None else rk
 
     def export_game(self, b: int, rng: np.random.Generator | None = None) -> G.Game:
         """Game ``b`` as a reference :class:`redbeard_env.game.Game` (which then plays on
         exactly as this engine would with the same actions and deals; its remaining queued
-        decks go to ``deck_queue``, later deals draw from ``rng``)."""
-        n = self.num_players
-        b = int(b)
-        ph = PHASE_NAMES[self.phase[b]]
-        bits = bits_to_bool
-        g = G.Game(
-            rules=self.rules,
-            num_players=n,
-            rng=np.random.default_rng() if rng is None else rng,
-            scores=self.scores[b].tolist(),
-            dealer=int(self.dealer[b]),
-        )
-        g.active = self.active[b].tolist()
-        g.rounds_played = int(self.rounds_played[b])
-        g.phase = ph
-        g.to_act = int(self.to_act[b])
-        g.hands = [set(np.flatnonzero(bits(self.hands[b, s])).tolist()) for s in range(n)]
-        lo = int(self.stock_pos[b])
-        g.stock = self.deck[b, lo : lo + int(self.stock_len[b])].tolist()
-        self._settle_rank(np.array([b]))
-        rank = self.rank[b].astype(np.int64)
-        g.thrown = sorted(np.flatnonzero(bits(self.thrown[b])).tolist(), key=lambda c: rank[c])
-        g.reshuffle_rank = rank
-        g.redeals_open = bool(self.redeals_open[b])
-        g.reshuffled = bool(self.reshuffled[b])
-        g.throws = self.throws[b].astype(int).tolist()
-        g.seen_thrown = [set(np.flatnonzero(bits(self.seen[b, s])).tolist()) for s in range(n)]
-        g.thrower = int(self.thrower[b])
-        g.thrown_hand = np.flatnonzero(bits(self.thrown_hand[b])).tolist() if g.thrower >= 0 else []
-        g.calls = [None if c == NO_CALL else int(c) for c in self.calls[b]]
-        g.high_level = int(self.high_level[b])
-        g.declarer = int(self.declarer[b])
-        g.in_round = self.in_round[b].tolist()
-        g.tricks = self.tricks[b].astype(int).tolist()
-        g.tricks_done = int(self.tricks_done[b])
-        g.leader = int(self.leader[b])
-        g.played = set(np.flatnonzero(bits(self.played[b])).tolist())
-        g.voids = [[bool(int(self.void_bits[b]) >> (4 * s + u) & 1) for u in range(4)] for s in range(n)]
-        g.join_state = JOIN_STATES[self.join_state[b]]
-        g.joiner = self.joiner[b].tolist()
-        g.bounced = self.bounced[b].tolist()
-        g.duellists = np.flatnonzero(self.in_round[b]).tolist() if self.in_duel[b] else []
-        g.tied_duels = int(self.tied_duels[b])
-        g.winner = int(self.winner[b]) if self.winner[b] >= 0 else None
-        g.terminated = bool(self.terminated[b])
-        g.truncated = bool(self.truncated[b])
-        # the current (or just finished) trick in play order: its leader, then clockwise
-        if self.trick_len[b]:
-            first = int(self.trick_first[b])
-            order = [first] + [s for s in self._ROT[first][:-1].tolist() if self.trick_played[b, s]]
-            g.trick = [(s, int(self.trick_card[b, s])) for s in order]
-        g.deck_queue = [
-            (self.dq_deck[b, q].tolist(), self.dq_rank[b, q].astype(np.int64))
-            for q in range(int(self.dq_pos[b]), int(self.dq_len[b]))
-        ]
-        # the queue of seats still to decide in this phase
-        if ph == "redeal" or (ph == "bid" and self._single):
-            order = g.seats_from(g.dealer)
-            g.queue = order[order.index(g.to_act) :]
-        elif ph == "bid":
-            g.queue = g.seats_from(g.dealer)
-        elif ph == "look":
-            order = g.seats_from(g.thrower, [a and s != g.thrower for s, a in enumerate(g.active)])
-            g.queue = order[order.index(g.to_act) :]
-            redeal = g.seats_from(g.dealer)
-            g.resume_queue = redeal[redeal.index(g.thrower) :]
-        elif ph == "join":
-            order = g.seats_from(g.declarer, [a and s != g.declarer for s, a in enumerate(g.in_round)])
-            g.queue = order[order.index(g.to_act) :]
-        return g
+        decks go to ``deck_queue``, later deals draw from ``rng``, default a fresh
+        generator). Nothing is drawn from this engine's generator: a reshuffle order it
+        has not drawn yet (a deal from its generator, stock not yet run short) is drawn
+        from ``rng`` too."""
+        return vector_bridge.export_game(self, b, rng)
 
     # ------------------------------------------------------------ pickling
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        state["_obs_pool"] = []  # spare output buffers are not state
-        return state
-
     def __setstate__(self, state: dict) -> None:
         """Many arrays are views into shared buffers (see ``_alloc``); pickling turns them
         into independent copies. Rebuild the buffers and views, then copy the values in,
@@ -1598,31 +1112,3 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
     pick = start + (rng.random(B) * count).astype(np.int64)
     return flat[pick] - np.arange(B) * A
 
-
-def run_policy(
-    venv: VectorEnv,
-    policy: Callable[[np.ndarray, np.ndarray], np.ndarray],
-    num_steps: int,
-    start: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-) -> dict[str, Any]:
-    """Let ``policy(obs, mask) -> actions`` (int [B]) play every seat of every game for
-    ``num_steps`` batch steps (``start``: the current ``(obs, mask, seat)``; default: a
-    ``reset()``). Returns counts -- ``steps`` (decisions), ``games`` (finished),
-    ``truncated``, ``wins`` int [n] per seat, ``rounds`` (scored), ``reward`` float [n]
-    (summed per seat) -- and ``last`` = the latest ``(obs, mask, seat)`` to continue from."""
-    n = venv.num_players
-    obs, mask, seat = venv.reset() if start is None else start
-    out: dict[str, Any] = {"steps": 0, "games": 0, "truncated": 0, "rounds": 0,
-                           "wins": np.zeros(n, np.int64), "reward": np.zeros(n)}
-    for _ in range(int(num_steps)):
-        actions = policy(obs, mask)
-        live = int((seat >= 0).sum())
-        obs, mask, seat, rewards, term, trunc, info = venv.step(actions)
-        out["steps"] += live
-        out["games"] += int((term | trunc).sum())
-        out["truncated"] += int(trunc.sum())
-        out["rounds"] += int(info["round_over"].sum())
-        out["wins"] += np.bincount(info["winner"][term], minlength=n)
-        out["reward"] += rewards.sum(0)
-    out["last"] = (obs, mask, seat)
-    return out

@@ -107,6 +107,42 @@ def play(env, *lines: str) -> None:
         _check_after_step(env)
 
 
+def play_both_engines(
+    num_players: int, *lines: str, dealer: int, scores, decks, rules: str = "classic", **overrides
+) -> list[dict]:
+    """Play a script on the AEC env and on a one-game ``VectorEnv`` with the same deals
+    (``decks``: lists of card names as for ``build_deck``) and check after every step that
+    they agree: acting seat, observation, mask, scores, per-seat rewards, eliminations,
+    termination. Returns the batch engine's ``info`` of every step."""
+    import numpy as np
+
+    from redbeard_env.vector import VectorEnv
+
+    env = new_env(num_players, rules, dealer=dealer, scores=scores, decks=decks, **overrides)
+    venv = VectorEnv(1, num_players, rules, seed=0, **overrides)
+    ids = np.array([[[parse_card(c) for c in deck] for deck in decks]])
+    obs, mask, seat = venv.reset(dealer=dealer, scores=[scores], decks=ids)
+    infos = []
+    for token in (t for line in lines for t in line.split()):
+        seat_, name = _action(token)
+        if name == "-":  # an eliminated agent steps out of the AEC env; nothing in the batch
+            play(env, token)
+            continue
+        ref = env.observe(agent(seat_))
+        assert seat[0] == seat_, (token, seat[0])
+        assert np.array_equal(ref["observation"], obs[0]) and np.array_equal(ref["action_mask"], mask[0]), token
+        play(env, token)
+        obs, mask, seat, rewards, term, trunc, info = venv.step(np.array([action_id(name)]))
+        infos.append(info)
+        g = env.unwrapped.game
+        assert info["score"][0].tolist() == g.scores, token
+        assert rewards[0].tolist() == [np.float32(env.rewards.get(a, 0.0)) for a in env.possible_agents], token
+        elim = sorted(e[1] for e in g.events if e[0] == "eliminated")
+        assert np.flatnonzero(info["eliminated"][0]).tolist() == elim, token
+        assert (term[0], trunc[0]) == (g.terminated, g.truncated), token
+    return infos
+
+
 def _check_after_step(env) -> None:
     """SPEC §3 after every step: terminal rewards only (an agent still playing gets 0),
     and info holds the running score and this deal's tricks of every agent."""

@@ -389,3 +389,117 @@ def test_action_id_not_a_string(bad):
 def test_action_name_out_of_range(bad):
     with pytest.raises(ValueError, match=r"0\.\.68"):
         action_name(bad)
+
+
+# ---------------------------------------------------------------- engine edges
+def test_reset_scores_outside_the_allowed_range_are_refused():
+    """Scores that would wrap (int32 in the batch engine) or leave no headroom for a game's
+    penalties are refused by both engines instead of being stored wrong (2**32 became 0
+    and that seat then won at the first scoring)."""
+    from redbeard_env.rules import SCORE_LIMIT
+    from redbeard_env.vector import VectorEnv
+
+    venv = VectorEnv(2, 4, "classic", seed=0)
+    allowed = rf"-{SCORE_LIMIT}\.\.{SCORE_LIMIT}"
+    for bad in (2**32, 2**31, SCORE_LIMIT + 1, -SCORE_LIMIT - 1):
+        with pytest.raises(ValueError, match=allowed):
+            venv.reset(scores=[12, 12, bad, 12])
+        with pytest.raises(ValueError, match=allowed):
+            venv.reset(scores=np.array([[12, 12, 12, 12], [12, 12, 12, bad]], dtype=np.int64))
+        with pytest.raises(ValueError, match=rf"'scores'.*{allowed}"):
+            make_env(4).reset(seed=0, options={"scores": [12, 12, bad, 12]})
+    good = redbeard_env.game.new_game(venv.rules, 4, np.random.default_rng(0), scores=[1, 2, 3, 4])
+    bad = redbeard_env.game.new_game(venv.rules, 4, np.random.default_rng(0), scores=[12, 2**31, 12, 12])
+    before = venv.scores.copy()
+    with pytest.raises(ValueError, match=rf"load_games: .*slot 1 .*{allowed}"):
+        venv.load_games([good, bad])
+    assert np.array_equal(venv.scores, before)  # slot 0 was not loaded either
+    venv.reset(scores=[SCORE_LIMIT, -SCORE_LIMIT, 0, 12])  # the limits themselves are fine
+    assert venv.scores[:, :2].tolist() == [[SCORE_LIMIT, -SCORE_LIMIT]] * 2
+    env = make_env(4)
+    env.reset(seed=0, options={"scores": [SCORE_LIMIT, -SCORE_LIMIT, 0, 12]})
+    assert env.unwrapped.game.scores[:2] == [SCORE_LIMIT, -SCORE_LIMIT]
+
+
+def test_vector_step_before_reset_is_refused():
+    from redbeard_env.vector import VectorEnv
+
+    venv = VectorEnv(3, 4, "classic", seed=0)
+    with pytest.raises(ValueError, match=r"step\(\) before reset\(\)"):
+        venv.step(np.zeros(3, np.int64))
+    obs, mask, seat = venv.reset()
+    venv.step(mask.argmax(1))  # fine once reset
+
+
+def _first_games(env, seed_for_actions=0, games=2):
+    """The deals and scores of a few random games played from the env's current stream
+    (reset(seed=None) each), as comparable plain values."""
+    rng = random.Random(seed_for_actions)
+    out = []
+    for _ in range(games):
+        env.reset()
+        g = env.unwrapped.game
+        trace = [g.dealer, [sorted(h) for h in g.hands]]
+        for agent in env.agent_iter(5_000):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.randrange(len(legal))]))
+        trace.append(list(g.scores))
+        out.append(trace)
+    return out
+
+
+@pytest.mark.parametrize(
+    "seed, options",
+    [
+        (None, {"scores": [12, 12, 12, "12"]}),  # checked after a dealer was drawn
+        (None, {"hands": HANDS4[:3] + [["AS"]]}),
+        (None, {"stock": ["AS", "AS"]}),
+        (5, {"dealer": 9}),  # a rejected call does not reseed either
+        (5, {"decks": [FULL_DECK[:51]]}),
+    ],
+)
+def test_rejected_reset_leaves_the_generator_untouched(seed, options):
+    """A reset with rejected options changes nothing: the following reset(seed=None) and
+    its games are those of an env that never saw the bad call."""
+    env, twin = make_env(4), make_env(4)
+    env.reset(seed=3)
+    twin.reset(seed=3)
+    with pytest.raises(ValueError):
+        env.reset(seed=seed, options=options)
+    assert _first_games(env) == _first_games(twin)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(seed=9, scores=[12, 12, 2**40, 12]),
+        dict(seed=9, dealer=4),
+        dict(seed=9, decks=np.zeros((2, 1, 52), np.int64)),  # not a permutation
+        dict(seed=9, decks=np.tile(np.arange(52), (3, 1, 1))),  # a deck list for 3 games, not 2
+    ],
+)
+def test_rejected_vector_reset_changes_nothing(kwargs):
+    """A VectorEnv.reset with a bad argument neither reseeds, nor touches the games or
+    their queued decks: the env plays on as a twin that never saw the call."""
+    from redbeard_env.vector import VectorEnv, random_legal_actions
+
+    a, b = VectorEnv(2, 4, "classic", seed=1), VectorEnv(2, 4, "classic", seed=1)
+    decks = np.argsort(np.random.default_rng(0).random((2, 3, 52)), -1)
+    mask = a.reset(decks=decks)[1]
+    b.reset(decks=decks)
+    with pytest.raises(ValueError):
+        a.reset(**kwargs)
+    rng = np.random.default_rng(2)
+    for t in range(200):
+        if t == 100:
+            ra, rb = a.reset(), b.reset()
+        else:
+            actions = random_legal_actions(mask, rng)
+            ra, rb = a.step(actions), b.step(actions)
+        for x, y in zip(ra[:6], rb[:6]):
+            assert np.array_equal(x, y), t
+        mask = ra[1]

@@ -8,9 +8,11 @@ spade lead, only p1 holds clubs, only p2 diamonds, only p3 hearts.
 import pytest
 
 try:
-    from scripted_helpers import agent, build_deck, game, hand_of, new_env, play, score_events, scores
+    from scripted_helpers import agent, build_deck, game, hand_of, new_env, play, play_both_engines, score_events, scores
 except ImportError:  # tests/ as a package
-    from tests.scripted_helpers import agent, build_deck, game, hand_of, new_env, play, score_events, scores
+    from tests.scripted_helpers import (
+        agent, build_deck, game, hand_of, new_env, play, play_both_engines, score_events, scores,
+    )
 
 CLUBS, DIAMONDS, HEARTS = "AC KC QC JC TC 9C", "AD KD QD JD TD 9D", "AH KH QH JH TH 9H"
 BASE = ["AS KS QS JS 2C 3C", CLUBS, DIAMONDS, HEARTS]
@@ -344,6 +346,67 @@ def test_eliminate_at_all_over_lowest_stay(p1_start, survivors):
         assert not g.game_over
         play(env, "0:-")
         assert g.dealer == 1 and env.agent_selection == agent(2) and g.phase == "bid"
+
+
+# ------------------------------------------------------------------ elimination before the duel
+# Dealer p3, redeal "challenge", eliminate_at 20. p2 (on 18) throws in a hand with face
+# cards and p3 looks: p2 +5 = 23, at once. p0 (on 4) bids 4 and takes four spade tricks
+# (-> 0), p1 (on 1) one club trick (-> 0), p3 the last heart trick (12 -> 11). At the
+# scoring (SPEC §1.8) p2 is eliminated first, then p0 and p1 on 0 duel: p2 is terminated
+# before the duel is dealt, not when the duel ends.
+ELIM_ROUND = ["AS KS QS JS 2C 2H", CLUBS, DIAMONDS, HEARTS]
+ELIM_STOCK = "2D 3D 4D 5D 6D 7D"  # p2's new hand
+ELIM_DECKS = [
+    build_deck([0, 1, 2, 3], ELIM_ROUND, ELIM_STOCK),
+    build_deck([0, 1], {0: "AS KS QS JS TS 9S", 1: "2S 3S 4S 5S 6S 7S"}),  # the duel: p0 takes all
+]
+ELIM_SCRIPT = (
+    "0:keep 1:keep 2:redeal",
+    "3:look",  # AD KD ... had face cards: thrower p2 18 -> 23
+    "2:keep 3:keep",  # p2 now holds 2D..7D
+    "0:bid:4 1:pass 2:pass 3:pass",
+    "0:AS 1:AC 2:2D 3:AH",  # p0: 3
+    "0:KS 1:KC 2:3D 3:KH",  # p0: 2
+    "0:QS 1:QC 2:4D 3:QH",  # p0: 1
+    "0:JS 1:JC 2:5D 3:JH",  # p0: 0
+    "0:2C 1:9C 2:6D 3:TH",  # p1: 1 -> 0
+    "0:2H 1:TC 2:7D 3:9H",  # p3: 11. Scoring: p0 made 4 exactly; p2 23 >= 20 out; p0, p1 duel
+)
+ELIM_RULES = dict(rules="classic", redeal="challenge", eliminate_at=20, join_at=0)
+
+
+def test_elimination_before_the_duel():
+    env = new_env(**ELIM_RULES, dealer=3, scores=[4, 1, 18, 12], decks=ELIM_DECKS)
+    play(env, *ELIM_SCRIPT[:2])
+    assert scores(env) == [4, 1, 23, 12] and game(env).active == [True] * 4  # not yet: at the scoring
+    play(env, *ELIM_SCRIPT[2:])
+    g = game(env)
+    assert scores(env) == [0, 0, 23, 11]
+    assert g.active == [True, True, False, True] and g.phase == "duel" and g.duellists == [0, 1]
+    kinds = [e[0] for e in g.events]
+    assert kinds.index("eliminated") < kinds.index("duel")
+    assert env.terminations[agent(2)] and not any(env.terminations[agent(s)] for s in (0, 1, 3))
+    assert env.agent_selection == agent(2)  # stepped out before the duel's first card
+    _, reward, terminated, _, _ = env.last()
+    assert terminated and reward == pytest.approx(-1 / 3)
+    play(env, "2:-")
+    play(env, "0:AS 1:2S 0:KS 1:3S 0:QS 1:4S 0:JS 1:5S 0:TS 1:6S 0:9S 1:7S")  # p0 6 tricks to 0
+    assert g.terminated and g.winner == 0 and scores(env) == [0, 0, 23, 11]
+    # p2's -1/3 came at its elimination; the others' at the end
+    assert final_rewards(env) == pytest.approx({agent(0): 1.0, agent(1): -1 / 3, agent(3): -1 / 3})
+
+
+def test_elimination_before_the_duel_batch_engine_agrees():
+    """The same deal on the batch engine: step for step the same (scores, rewards,
+    eliminations, observations), and p2's elimination reported in the step that scores
+    the round and deals the duel."""
+    duel = "0:AS 1:2S 0:KS 1:3S 0:QS 1:4S 0:JS 1:5S 0:TS 1:6S 0:9S 1:7S"
+    infos = play_both_engines(4, *ELIM_SCRIPT, "2:-", duel, dealer=3, scores=[4, 1, 18, 12], decks=ELIM_DECKS,
+                              **ELIM_RULES)
+    scoring = infos[len(" ".join(ELIM_SCRIPT).split()) - 1]
+    assert scoring["round_over"][0] and scoring["eliminated"][0].tolist() == [False, False, True, False]
+    assert scoring["phase"][0] == 6 and scoring["score"][0].tolist() == [0, 0, 23, 11]  # 6: duel
+    assert infos[-1]["winner"][0] == 0
 
 
 # ------------------------------------------------------------------ max_rounds

@@ -3,7 +3,8 @@
 * ``load_games``: reference games stopped at random points (every phase) are loaded; every
   seat's observation (``observe(seat)``) and the mask must match the reference encoder, and
   both engines must then play on identically (same actions, same queued deals).
-* ``export_game``: the batch state turned back into reference games plays on identically.
+* ``export_game``: the batch state turned back into reference games plays on identically,
+  and exporting draws nothing from the engine's generator.
 * ``stop_at_round_end``: loaded games halt after their round is scored with the scores the
   reference reaches.
 * illegal actions raise ``ValueError`` naming the game, the action and the phase, and
@@ -68,6 +69,7 @@ def _check_views(venv, games, prefix):
 def _lockstep(venv, games, obs, mask, seat, rng, steps):
     """Play the reference games and the batch on with the same random actions."""
     live = np.array([not g.game_over for g in games])
+    prefix = static_prefix(venv.rules, venv.num_players)
     for _ in range(steps):
         if not live.any():
             break
@@ -86,7 +88,7 @@ def _lockstep(venv, games, obs, mask, seat, rng, steps):
             ref_mask = np.zeros(69, np.int8)
             ref_mask[G.legal_actions(g)] = 1
             assert np.array_equal(ref_mask, mask[b]), (b, g.phase)
-            ref = encode(g, g.to_act, venv._prefix)
+            ref = encode(g, g.to_act, prefix)
             if not np.array_equal(ref, obs[b]):
                 bad = {k: (ref[sl], obs[b][sl]) for k, sl in OBS_SLICES.items() if not np.array_equal(ref[sl], obs[b][sl])}
                 raise AssertionError(f"game {b} phase {g.phase}: {bad}")
@@ -240,3 +242,24 @@ def test_no_auto_reset_and_pickle():
         for x, y in zip(a[:6], b[:6]):
             assert np.array_equal(x, y)
         mask = a[1]
+
+
+def test_export_game_leaves_the_generator_untouched():
+    """Exporting games (e.g. to search from them) does not draw from the engine's
+    generator: the batch plays on exactly as a twin that exported nothing, including the
+    deals of later rounds and games."""
+    a = VectorEnv(16, 4, "fem_opp", seed=7, start_score=4)
+    b = VectorEnv(16, 4, "fem_opp", seed=7, start_score=4)
+    obs, mask, seat = a.reset()
+    b.reset()
+    rng = np.random.default_rng(0)
+    for t in range(300):
+        if t % 7 == 0:
+            for g in range(16):
+                a.export_game(g)
+        actions = random_legal_actions(mask, rng)
+        ra, rb = a.step(actions), b.step(actions)
+        for x, y in zip(ra[:6], rb[:6]):
+            assert np.array_equal(x, y), t
+        mask = ra[1]
+    assert a.rounds_played.sum() > 16

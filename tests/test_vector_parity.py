@@ -187,6 +187,10 @@ def run_parity(preset: str, n: int, overrides: dict, score_range, games: int, se
                     stats["score:" + e[3]] += 1
                 elif e[0] in ("eliminated", "duel", "truncated"):
                     stats[e[0]] += 1
+            if ends and any(e[0] == "duel" for e in g.events):
+                # SPEC §1.8: out (by eliminate_at, not a failed Rödskägg) before the duel is dealt
+                d, level = ends[0][2], ends[0][3]
+                stats["eliminated_before_duel"] += any(s != d or level != REDBEARD_LEVEL for s in elim)
             if g.reshuffled and not pre[b]:
                 stats["reshuffle"] += 1
             if g.game_over:
@@ -229,3 +233,13 @@ def test_parity_slow(preset: str, n: int) -> None:
     overrides = {**overrides, "max_rounds": 3 * overrides.get("max_rounds", 4)}
     stats = run_parity(preset, n, overrides, score_range, SLOW_GAMES, seed=77 + 1000 * n + len(preset))
     assert stats["games"] == SLOW_GAMES
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_parity_elimination_before_duel() -> None:
+    """Rounds that eliminate players and end in a duel (SPEC §1.8: eliminations first, then
+    the zero check): scores near both 0 and eliminate_at, look penalties (challenge)."""
+    overrides = dict(start_score=2, redeal="challenge", eliminate_at=4, max_rounds=3)
+    stats = run_parity("classic", 6, overrides, (0, 3), GAMES, seed=5)
+    assert stats["games"] == GAMES
+    assert stats["eliminated_before_duel"] >= 10, stats  # 38 with this seed
