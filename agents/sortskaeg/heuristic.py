@@ -53,13 +53,15 @@ HIGHER_YELLOW = SAME_HIGHER & IS_YELLOW[:, None]
 def card_chances(v: SObs, joker_value: float, lead_factor: float, trump_factor: float) -> np.ndarray:
     """float [B, 42]: each card's chance to take a trick (see the module docstring)."""
     n = v.num_players
-    known = v.hand | v.played | v.trick
+    # a discard looks ahead to the next round: the last round's cards are back in the hands
+    discard = v.phase == PHASE["discard"]
+    known = np.where(discard[:, None], v.hand, v.hand | v.played | v.trick)
     universe = np.where(v.carry[:, None] & v.seen_game.any(1)[:, None], v.seen_game, True)
     unseen = universe & ~known
-    left = np.maximum(v.hand_size - v.tricks_done, 0)  # cards each player holds at the trick's start
+    left = np.where(discard, v.hand_size, np.maximum(v.hand_size - v.tricks_done, 0))  # cards each holds
     others = np.arange(v.bid.shape[1])[None, :] < n[:, None]
     others[:, 0] = False
-    opp_cards = np.where(others, left[:, None] - v.trick_played, 0).clip(0).sum(1)
+    opp_cards = np.where(others, left[:, None] - v.trick_played * ~discard[:, None], 0).clip(0).sum(1)
     q = np.clip(opp_cards / np.maximum(unseen.sum(1), 1), 0.0, 1.0)
     higher = unseen.astype(np.int64) @ SAME_HIGHER.T.astype(np.int64)  # [B, 42]
     survive = (1.0 - q)[:, None] ** higher
