@@ -70,10 +70,12 @@ def test_decode_reads_the_view():
 
 def test_heuristic_bids_its_sure_tricks():
     bot = make_agent("sortskaeg_heuristic")
-    # player_0 leads first: two jokers and the two top yellows are four likely tricks
+    # player_0: the two top yellows are sure (1.0 each), the jokers are worth 0.8 each, R1
+    # has nine reds above it (about 0.02): E = 3.62, times bid_scale 1.3 = 4.7 -> bid 5
     env = make(3, [["J1", "J2", "Y10", "Y9", "R1"], ["R2", "R3", "G1", "G2", "G3"], ["B1", "B2", "B3", "R4", "R5"]],
                dealer=2, sizes=(5,))
-    assert choose(bot, env) == "bid:4"
+    assert choose(bot, env) == "bid:5"
+    assert choose(make_agent("sortskaeg_heuristic:bid_scale=1.0"), env) == "bid:4"
     play(env, "bid:4")
     assert choose(bot, env) == "bid:0"  # nothing but low cards
 
@@ -114,9 +116,9 @@ def test_heuristic_discards_an_uncertain_card():
     assert env.game.phase == "discard"
     # The game's cards are J1 Y10 R1 G1 G2 G3; player_1 took back the greens. Chances for the
     # next round (2 cards each): Y10 is the top trump (1.0), J1 is worth joker_value 0.8,
-    # R1 has no higher red left against it: 0.85 (lead) * 0.92 (trump risk) = 0.78. The
-    # discard is the card nearest 1/2: R1 (|0.78 - 0.5| = 0.28 < |0.8 - 0.5| = 0.3).
+    # R1 has no higher red left against it: lead_factor 0.85 * trump_factor 0.6 (one
+    # opponent) = 0.51. The discard is the card nearest 1/2: R1.
     assert choose(bot, env) == "discard:R1"
-    # a joker worth only 0.6 is the most uncertain card: it goes
-    bot = make_agent("sortskaeg_heuristic:joker_value=0.6")
-    assert choose(bot, env) == "discard:J1"  # |0.6 - 0.5| = 0.1 is now the nearest
+    # a joker worth exactly 1/2 is the most uncertain card: it goes
+    bot = make_agent("sortskaeg_heuristic:joker_value=0.5")
+    assert choose(bot, env) == "discard:J1"

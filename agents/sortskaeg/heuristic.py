@@ -76,8 +76,8 @@ class SortskaegHeuristic(Agent):
     batched = True
     game = "sortskaeg"
 
-    def __init__(self, bid_scale: float = 1.0, joker_value: float = 0.8, lead_factor: float = 0.85,
-                 trump_factor: float = 0.92, seed: int | None = None):
+    def __init__(self, bid_scale: float = 1.3, joker_value: float = 0.8, lead_factor: float = 0.85,
+                 trump_factor: float = 0.6, seed: int | None = None):
         self.bid_scale, self.joker_value = float(bid_scale), float(joker_value)
         self.lead_factor, self.trump_factor = float(lead_factor), float(trump_factor)
 
