@@ -43,6 +43,8 @@ class SObs:
     played: np.ndarray  # bool [B, 42] finished tricks of this round
     trick: np.ndarray  # bool [B, 42]
     seen_game: np.ndarray  # bool [B, 42] (carry)
+    took_back: np.ndarray  # bool [B, P, 42] (carry): cards each position took back after the last round
+    rules_fields: np.ndarray  # float [B, 8]: the rules block
     led: np.ndarray  # int [B]: led colour, -1 none
     bid: np.ndarray  # int [B, P]: -1 not yet
     tricks: np.ndarray  # int [B, P]
@@ -79,6 +81,8 @@ def decode_batch(obs: np.ndarray) -> SObs:
         played=_block(obs, "played") > 0.5,
         trick=_block(obs, "trick") > 0.5,
         seen_game=_block(obs, "seen_game") > 0.5,
+        took_back=_block(obs, "took_back").reshape(-1, P, NUM_CARDS) > 0.5,
+        rules_fields=rules,
         led=_block(obs, "led").argmax(1) - 1,
         bid=bid,
         tricks=_block(obs, "tricks").reshape(-1, P, MAX_HAND + 1).argmax(2),

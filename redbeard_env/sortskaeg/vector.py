@@ -505,6 +505,32 @@ class VectorEnv:
             self.stop_at_round_end[b] = stop_at_round_end
         return self._observe()
 
+    #: the game state a search may set with :meth:`load_arrays`
+    STATE_ARRAYS = ("hands", "phase", "round", "first_dealer", "dealer", "to_act", "leader", "scores", "bids",
+                    "tricks", "trick_card", "trick_len", "led", "played", "played_by", "voids", "game_cards",
+                    "seen_game", "took_back", "discarded", "discards_left")
+
+    def load_arrays(self, state: dict, stop_at_round_end: bool = False):
+        """Set every game from arrays (names in ``STATE_ARRAYS``, each with the batch axis
+        first; missing ones are cleared), e.g. worlds a search bot sampled; returns ``(obs,
+        mask, seat)``. Deals after these come from the generator. The caller keeps the
+        state consistent (``load_games`` checks nothing either)."""
+        unknown = set(state) - set(self.STATE_ARRAYS)
+        if unknown:
+            raise ValueError(f"unknown state arrays {sorted(unknown)}; allowed: {', '.join(self.STATE_ARRAYS)}")
+        for name in self.STATE_ARRAYS:
+            arr = getattr(self, name)
+            if name in state:
+                arr[...] = state[name]
+            else:
+                arr[...] = -1 if name in ("leader", "led") or (name in ("bids", "trick_card")) else 0
+        self.winners[:] = False
+        self.halt[:] = self.phase == OVER
+        self.stop_at_round_end[:] = stop_at_round_end
+        self.decks = np.zeros((self.num_envs, 0, NUM_CARDS), np.int64)
+        self.deck_next[:] = 0
+        return self._observe()
+
     def _load(self, b: int, g: G.Game) -> None:
         n = self.num_players
         self.phase[b] = PHASE_NAMES.index(g.phase)
