@@ -192,3 +192,19 @@ def test_load_and_export_round_trip_and_stop_at_round_end():
         obs, mask, seat, *_ = venv.step(np.where(mask.any(1), mask.argmax(1), 0))
     assert venv.halted.all()
     assert (venv.round == start_round + 1).all()
+
+
+def test_load_arrays_sets_worlds_and_refuses_unknown_names():
+    venv = VectorEnv(2, 2, hand_sizes=(1,), auto_reset=False)
+    hands = np.zeros((2, 2, 42), bool)
+    hands[:, 0, 39] = hands[:, 1, 0] = True  # player 0 holds Y10, player 1 R1
+    obs, mask, seat = venv.load_arrays(dict(hands=hands, phase=np.ones(2, int), dealer=np.ones(2, int),
+                                            first_dealer=np.ones(2, int), leader=np.zeros(2, int),
+                                            bids=np.ones((2, 2), int)), stop_at_round_end=True)
+    assert (seat == 0).all() and mask[:, 39].all() and mask.sum() == 2
+    obs, mask, seat, rewards, term, trunc, info = venv.step(np.array([39, 39]))
+    obs, mask, seat, rewards, term, trunc, info = venv.step(np.array([0, 0]))
+    # Y10 takes the trick: player 0 bid 1 took 1 -> 5; player 1 bid 1 took 0 -> -2
+    assert info["round_over"].all() and (info["round_delta"] == [5, -2]).all()
+    with pytest.raises(ValueError, match="unknown state arrays"):
+        venv.load_arrays({"hand": hands})

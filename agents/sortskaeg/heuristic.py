@@ -29,7 +29,11 @@ to lead it: we lead the first trick, or win any trick).
 
 :meth:`SortskaegHeuristic.action_values` gives these preferences for every legal action
 (illegal: ``-inf``); ``act_batch`` plays their argmax. Every parameter is a keyword
-(``sortskaeg_heuristic:bid_scale=0.9``).
+(``sortskaeg_heuristic:bid_scale=0.9``). The defaults were chosen by duplicate
+tournaments of one variant against three copies of the current default (4 players,
+4,000 games each): ``trump_factor`` 0.92 -> 0.6 (off-trump cards win much less often than
+their colour alone suggests; 0.363 -> 0.450 win rate over the steps), then ``bid_scale``
+1.0 -> 1.3 (0.285); ``joker_value`` and ``lead_factor`` changes stayed within the noise.
 """
 
 from __future__ import annotations
