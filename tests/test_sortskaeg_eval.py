@@ -122,3 +122,11 @@ def test_heuristic_beats_random_by_twice_parity():
                          seed=11, progress=False)
     lo, _ = res["agents"]["sortskaeg_heuristic"]["win_rate_ci"]
     assert lo > 2 * 0.25
+
+
+@pytest.mark.slow
+def test_the_shipped_policy_beats_three_heuristics_by_one_and_a_half_parity():
+    res = run_tournament(["ppo:sortskaeg_4p", "sortskaeg_heuristic"], game="sortskaeg", players=4, games=2000,
+                         seed=11, progress=False)
+    lo, _ = res["agents"]["ppo:sortskaeg_4p"]["win_rate_ci"]
+    assert lo > 1.5 * 0.25
