@@ -61,6 +61,7 @@ engines differ: give enough decks (tournaments give ``min(max_rounds + 8, 96)``)
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -279,6 +280,7 @@ def _sortskaeg_vector_env() -> type:
     return SortskaegVectorEnv
 
 
+@functools.cache
 def _games() -> dict[str, GameInfo]:
     from . import rules as redbeard_rules
     from .sortskaeg import cards as s_cards, observation as s_obs, rules as s_rules

@@ -10,6 +10,7 @@ from .cards import NUM_ACTIONS, NUM_CARDS, action_id, action_name, card_name, pa
 from .env import env, raw_env
 from .observation import OBS_BLOCKS, OBS_SIZE
 from .rules import PRESETS, Rules, make_rules
+from .vector import VectorEnv
 
 __all__ = [
     "env",
@@ -28,10 +29,3 @@ __all__ = [
     "OBS_BLOCKS",
 ]
 
-
-def __getattr__(name):
-    if name == "VectorEnv":  # imported on first use: the AEC env does not need the batch engine
-        from .vector import VectorEnv
-
-        return VectorEnv
-    raise AttributeError(name)
