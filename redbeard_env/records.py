@@ -77,7 +77,10 @@ class Recorder:
 
     def __init__(self, game: G.Game, agents: Sequence[str] | None = None, seed: int | None = None,
                  meta: dict | None = None):
-        if game.events or game.rounds_played or game.game_over:
+        # what can be seen of earlier actions (a kept hand leaves no trace; callers must
+        # create the Recorder before the first action)
+        if game.rounds_played or game.game_over or any(game.throws) or game.tricks_done or any(
+                c is not None for c in game.calls):
             raise ValueError("a Recorder must be created right after new_game, before any action")
         n = game.num_players
         self.game = game
@@ -312,10 +315,18 @@ def apply_recorded(recorder: Recorder, record: dict, index: int) -> None:
         _fail(f"actions[{index}]", f"{name!r} comes after the game ended")
     if seat != g.to_act:
         _fail(f"actions[{index}]", f"seat {seat} plays {name!r} but seat {g.to_act} is to act (phase {g.phase!r})")
+    deals = len(recorder.deals)
     try:
         recorder.apply(action_id(name))
     except ValueError as exc:
         _fail(f"actions[{index}]", str(exc))
+    if len(recorder.deals) > deals and deals < len(record["deals"]):
+        # a new deal: it must be the recorded one as the game dealt it (dealer, seats dealt in)
+        mine, theirs = recorder.deals[-1], _normalised_deal(record["deals"][deals])
+        for key in ("dealer", "kind", "hands"):
+            if mine[key] != theirs[key]:
+                _fail(f"deals[{deals}].{key}", f"after actions[{index}] the game deals with {key} "
+                                              f"{mine[key]!r:.200}, the record says {theirs[key]!r:.200}")
 
 
 def replay(record: dict) -> G.Game:

@@ -99,7 +99,7 @@ async def _call(fn, *args) -> JSONResponse:
 
 def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS) -> Starlette:
     """The ASGI app. ``allowed_hosts=None`` serves any Host header (for a public --host)."""
-    store = store or GameStore()
+    store = GameStore() if store is None else store
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers=SECURITY_HEADERS)

@@ -46,7 +46,7 @@ class GameStore:
                  clock: Callable[[], float] = time.monotonic, app: str = "redbeard-web"):
         if max_games < 1:
             raise ValueError(f"max_games must be >= 1, got {max_games}")
-        self.bots = bots or BotPool()
+        self.bots = BotPool() if bots is None else bots
         self.max_games = max_games
         self.idle_seconds = idle_seconds
         self.finished_seconds = finished_seconds
