@@ -22,7 +22,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from redbeard_env.cards import action_id
+from redbeard_env.cards import action_id, action_name
 from redbeard_env.records import append_records
 from redbeard_env.rules import PRESETS, parse_overrides
 
@@ -57,7 +57,7 @@ def parse_input(text: str, legal: list[str]) -> str:
                 aid = action_id(form)
             except ValueError:
                 continue
-            candidates = [name for name in legal if action_id(name) == aid] or [form]
+            candidates = [name for name in legal if action_id(name) == aid] or [action_name(aid)]
             break
         if not candidates:
             candidates = [name for name in legal if name.startswith(word)]
