@@ -386,15 +386,23 @@ function logEvent(ev, you) {
   log.scrollTop = log.scrollHeight;
 }
 
+function shortSeat(seat, you) {
+  return seat === you ? "You" : "P" + seat;
+}
+
+// One row per scored round: the declarer and bid, then each player's score after the
+// round with the tricks taken in brackets ("–": folded or out).
 function renderSheet(sheet, n, you, table) {
   table.replaceChildren();
-  const head = el("tr", {}, el("th", { text: "#" }), el("th", { text: "declarer" }));
-  for (let s = 0; s < n; s++) head.append(el("th", { text: seatName(s, you) }));
+  const head = el("tr", {}, el("th", { text: "#" }), el("th", { text: "bid" }));
+  for (let s = 0; s < n; s++) head.append(el("th", { text: shortSeat(s, you), title: seatName(s, you) }));
   table.append(el("thead", {}, head));
   const body = el("tbody");
   for (const r of sheet) {
+    const bid = r.bid === "redbeard" ? "R" : r.bid ? r.bid.slice(4) : "";
     const row = el("tr", {}, el("td", { text: r.round }),
-      el("td", { text: r.declarer === null ? "all passed" : `${seatName(r.declarer, you)} ${callText(r.bid)}` }));
+      el("td", { text: r.declarer === null ? "–" : `${shortSeat(r.declarer, you)}: ${bid}`,
+        title: r.declarer === null ? "all passed" : `${seatName(r.declarer, you)} ${callText(r.bid)}` }));
     for (let s = 0; s < n; s++) {
       const out = r.in_round[s] ? "" : " –";
       row.append(el("td", { class: r.scores[s] === 0 ? "zero" : "", title: `tricks ${r.tricks[s]}`,
