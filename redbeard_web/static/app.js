@@ -19,6 +19,7 @@ const state = {
   options: null,
   view: null,         // the last view from the server
   busy: false,        // a request or the bots' moves are being shown
+  skip: false,        // show the rest of the bots' moves at once
   delay: 600,
   replay: null,       // {id, steps, frame}
   record: null,       // the finished game's record, once fetched
@@ -39,7 +40,11 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Wait ms milliseconds, or less if the player asks to skip the bots' moves.
+async function pause(ms) {
+  const end = Date.now() + ms;
+  while (!state.skip && Date.now() < end) await new Promise((r) => setTimeout(r, Math.min(50, end - Date.now())));
+}
 
 // ------------------------------------------------------------------ cards and names
 function cardNode(name, opts = {}) {
@@ -208,16 +213,21 @@ async function show(view) {
   state.view = Object.assign({}, view, { legal: [] });  // nothing clickable while moves play
   renderControls();
   renderSheet(view.sheet, view.players, you, $("sheet"));
+  state.skip = false;
+  const others = view.events.filter((ev) => ev.seat !== you).length;
+  $("skip").hidden = !(state.delay > 0 && others > 1);
   for (const ev of view.events) {
     logEvent(ev, you);
+    if (state.skip) continue;
     const mine = ev.seat === you;
     renderTable(ev.table, you, view.agents, ev);
     renderHand(ev.table.your_hand, [], view);
     if (state.delay > 0 && !mine) {
       const trickDone = ev.effects.some((e) => e.type === "trick");
-      await sleep(trickDone ? state.delay * 2 : state.delay);
+      await pause(trickDone ? state.delay * 2 : state.delay);
     }
   }
+  $("skip").hidden = true;
   state.view = view;
   state.busy = false;
   render(view, previous);
@@ -558,6 +568,7 @@ function init() {
     try { await openReplay(await fetchRecord()); } catch (e) { showError(e.message); }
   });
   $("close-game-over").addEventListener("click", () => { $("game-over").hidden = true; });
+  $("skip").addEventListener("click", () => { state.skip = true; });
   $("open-record").addEventListener("change", openRecordFile);
   $("rp-first").addEventListener("click", () => replayStep(0));
   $("rp-prev").addEventListener("click", () => replayStep(state.replay.step - 1));
