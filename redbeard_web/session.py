@@ -270,11 +270,6 @@ class GameSession:
         self.last_trick: dict | None = None
         self.saved = False  # written to the records file
 
-    @classmethod
-    def from_request(cls, game_id: str, body: Any, bots: BotPool, **kwargs) -> "GameSession":
-        opts = parse_new_game(body)
-        return cls(game_id, opts["rules"], opts["players"], opts["seat"], opts["agents"], opts["seed"], bots, **kwargs)
-
     # ------------------------------------------------------------ moves
     @property
     def finished(self) -> bool:

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from redbeard_env.records import append_records
 
-from .session import BotPool, GameSession, ReplaySession
+from .session import HUMAN, BotPool, GameSession, ReplaySession, parse_new_game
 
 LOCK_TIMEOUT = 120.0  # seconds a request waits for a game that is busy with its bots
 
@@ -99,8 +99,11 @@ class GameStore:
     def create(self, body: Any) -> dict:
         """A new game from a request body; returns the human's first view (bots that act
         before the human have moved)."""
-        session = self._add(lambda key: GameSession.from_request(key, body, self.bots, clock=self.clock,
-                                                                app=self.app))
+        opts = parse_new_game(body)
+        for spec in set(opts["agents"]) - {HUMAN}:
+            self.bots.get(spec)  # a spec that cannot be built fails here, before a game is stored
+        session = self._add(lambda key: GameSession(key, opts["rules"], opts["players"], opts["seat"], opts["agents"],
+                                                    opts["seed"], self.bots, clock=self.clock, app=self.app))
         with self.locked(session):
             session.run_bots()
             self._save_if_finished(session)

@@ -173,6 +173,13 @@ def test_bad_new_game_requests_are_400(client, body, message):
     assert message in r.json()["error"]
 
 
+def test_a_bot_that_cannot_be_built_stores_no_game(bots):
+    client, store = make_client(bots)
+    r = client.post("/api/games", json={"opponents": "heuristic:colour=3"})
+    assert r.status_code == 400 and "colour" in r.json()["error"]
+    assert len(store) == 0
+
+
 def test_options_list_presets_and_bots(client):
     o = client.get("/api/options").json()
     assert set(o["presets"]) == set(PRESETS)
@@ -357,13 +364,21 @@ def test_hint_other_bots_and_errors(client):
     assert r.status_code == 400 and "not your turn" in r.json()["error"]
 
 
-def test_hint_from_a_policy_gives_probabilities(client):
+def test_a_full_game_against_the_shipped_policy_with_its_hints(client):
+    """What a new user does: play ppo:classic_4p to the winner (here with the policy's
+    own hints, which are action probabilities)."""
     pytest.importorskip("torch")
-    v = new_game(client, seed=14, opponents="heuristic")
-    h = client.get(f"/api/games/{v['id']}/hint", params={"bot": "ppo:classic_4p"}).json()
-    assert h["kind"] == "probability" and set(h["values"]) == set(v["legal"])
-    assert abs(sum(h["values"].values()) - 1) < 1e-3
-    assert h["values"][h["action"]] == max(h["values"].values())  # greedy policy
+    v = new_game(client, seed=14, opponents="ppo:classic_4p", overrides={"start_score": 4})
+    assert v["agents"].count("ppo:classic_4p") == 3
+    while not v["finished"]:
+        h = client.get(f"/api/games/{v['id']}/hint", params={"bot": "ppo:classic_4p"}).json()
+        assert h["kind"] == "probability" and set(h["values"]) == set(v["legal"])
+        assert abs(sum(h["values"].values()) - 1) < 1e-3
+        assert h["values"][h["action"]] == max(h["values"].values())  # a greedy policy
+        v = client.post(f"/api/games/{v['id']}/actions", json={"action": h["action"]}).json()
+    assert v["winner"] is not None
+    record = client.get(f"/api/games/{v['id']}/record").json()
+    assert R.replay(record).winner == v["winner"]
 
 
 # ---------------------------------------------------------------- replays
