@@ -20,7 +20,8 @@ A view (all seats absolute, cards and actions as SPEC names)::
 
     {"id", "your_seat", "phase", "to_act" (seat or null), "hand" (sorted by suit),
      "legal" (action names; [] when it is not your turn), "scores", "finished", "winner",
-     "truncated", "events" (moves since your last view), "table" (the public table, see
+     "truncated", "events" (moves since your last view, at most the last 1000;
+     "events_skipped" counts older ones left out), "table" (the public table, see
      :meth:`GameSession.table`), "sheet" (one row per scored round), "seen_thrown",
      "players", "agents", "rules", "actions" (moves so far)}
 
@@ -57,6 +58,7 @@ from redbeard_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules, make_ru
 HUMAN = "human"
 SUIT_ORDER = "SHCD"  # hands shown spades, hearts, clubs, diamonds: colours alternate
 MAX_SEED = 2**53 - 1  # seeds stay exact in JavaScript numbers
+MAX_PENDING_EVENTS = 1000  # a view carries at most the last 1000 moves
 # A bot spec from a user names an agent and plain values; a path could make the server
 # read any file, so string values may only be names (shipped checkpoints like classic_4p).
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_+-]+$")
@@ -265,8 +267,8 @@ class GameSession:
         self.game = G.new_game(rules, num_players, np.random.default_rng(seed))
         self.recorder = Recorder(self.game, agents=self.agents, seed=seed, meta={"app": app})
         self.prefix = static_prefix(rules, num_players)
-        self.log: list[dict] = []
-        self.delivered = 0
+        self.pending: list[dict] = []  # events not yet delivered in a view
+        self.skipped = 0  # events dropped from ``pending`` to bound memory
         self.last_trick: dict | None = None
         self.saved = False  # written to the records file
 
@@ -343,8 +345,12 @@ class GameSession:
             effects.append({"type": "deal", "dealer": deal["dealer"], "kind": deal["kind"]})
             if self.last_trick is not None:
                 self.last_trick = dict(self.last_trick, deal_after=True)
-        self.log.append({"seat": seat, "action": name, "text": describe(seat, name, self.seat),
-                         "effects": effects, "table": self.table()})
+        self.pending.append({"seat": seat, "action": name, "text": describe(seat, name, self.seat),
+                             "effects": effects, "table": self.table()})
+        if len(self.pending) > MAX_PENDING_EVENTS:  # bots playing on for long without a look
+            drop = len(self.pending) - MAX_PENDING_EVENTS
+            del self.pending[:drop]
+            self.skipped += drop
 
     # ------------------------------------------------------------ views
     def table(self) -> dict:
@@ -398,8 +404,8 @@ class GameSession:
         """The human's view (see the module docstring); marks the events as delivered."""
         g = self.game
         self.touched = self.clock()
-        events = self.log[self.delivered:]
-        self.delivered = len(self.log)
+        events, skipped = self.pending, self.skipped
+        self.pending, self.skipped = [], 0
         legal = [action_name(a) for a in G.legal_actions(g)] if g.to_act == self.seat and not g.game_over else []
         return {
             "id": self.id,
@@ -413,6 +419,7 @@ class GameSession:
             "winner": g.winner,
             "truncated": g.truncated,
             "events": events,
+            "events_skipped": skipped,
             "table": self.table(),
             "sheet": [dict(r) for r in self.recorder.rounds],
             "seen_thrown": sorted_hand(g.seen_thrown[self.seat]),

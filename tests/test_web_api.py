@@ -90,6 +90,17 @@ def test_new_game_returns_the_humans_view(client):
     assert again["events"] == [] and again["hand"] == v["hand"] and again["legal"] == v["legal"]
 
 
+def test_undelivered_events_are_bounded(bots, monkeypatch):
+    import redbeard_web.session as S
+
+    monkeypatch.setattr(S, "MAX_PENDING_EVENTS", 1)
+    dealer = int(np.random.default_rng(2).integers(4))
+    v = GameStore(bots).create({"seed": 2, "seat": dealer})  # the dealer calls last: 3 bots before
+    assert v["actions"] >= 3
+    assert len(v["events"]) == 1 and v["events_skipped"] == v["actions"] - 1
+    assert v["events"][0]["seat"] == (dealer - 1) % 4  # the latest move is kept
+
+
 def test_same_seed_same_deal_and_unseeded_games_differ(client):
     a = new_game(client, seed=42, opponents="heuristic")
     b = new_game(client, seed=42, opponents="heuristic")

@@ -213,6 +213,9 @@ async function show(view) {
   state.view = Object.assign({}, view, { legal: [] });  // nothing clickable while moves play
   renderControls();
   renderSheet(view.sheet, view.players, you, $("sheet"));
+  if (view.events_skipped) {
+    $("log").append(el("li", { class: "effects", text: `… ${view.events_skipped} earlier moves not shown` }));
+  }
   state.skip = false;
   const others = view.events.filter((ev) => ev.seat !== you).length;
   $("skip").hidden = !(state.delay > 0 && others > 1);
