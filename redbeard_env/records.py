@@ -119,7 +119,7 @@ class Recorder:
         seat = g.to_act
         dealer = int(g.dealer)
         G.apply_action(g, action)
-        self.actions.append([seat, action_name(int(action))])
+        self.actions.append([int(seat), action_name(int(action))])
         for event in g.events:
             if event[0] == "round_end":
                 _, number, declarer, level, tricks, joiners, in_round = event
@@ -379,7 +379,8 @@ def record_from_actions(rules: "str | Rules", num_players: int, *, dealer: int,
     decks than given, or if it is not over after the actions."""
     rules = make_rules(rules)
     decks = list(decks)
-    game = G.new_game(rules, num_players, _RecordedDealsOnly(len(decks)), dealer=dealer, scores=scores, decks=decks)
+    game = G.new_game(rules, num_players, _RecordedDealsOnly(len(decks)), dealer=int(dealer),
+                      scores=None if scores is None else [int(s) for s in scores], decks=decks)
     recorder = Recorder(game, agents=agents, seed=seed, meta=meta)
     for i, (seat, action) in enumerate(actions):
         if game.game_over:
