@@ -286,16 +286,18 @@ def knowledge_by_step(record: dict, seat: int) -> list[set[str]]:
     return out
 
 
-def test_views_never_show_a_card_the_human_may_not_know(client):
-    """Many random games: every view, hint and error the human gets holds only cards the
-    human may know at that moment, and never the seed."""
-    rng = np.random.default_rng(1)
+def scan_games(client, games: int, seed: int) -> int:
+    """Random games (every preset, 3-7 players, every seat, random and heuristic bots):
+    every view, hint and error the human gets holds only cards the human may know at that
+    moment, and never the seed. Returns how many answers were scanned."""
+    rng = np.random.default_rng(seed)
     scanned = 0
     presets = list(PRESETS)
-    for k in range(10):
+    for k in range(games):
         players = 3 + k % 5
-        body = dict(rules=presets[k % 4], players=players, seat=k % players, opponents=["random", "heuristic"][k % 2],
-                    seed=100 + k, overrides={"start_score": 3})
+        body = dict(rules=presets[k % 4], players=players, seat=(k // 5) % players,
+                    opponents=["random", "heuristic"][(k // 4) % 2], seed=seed * 100_000 + k,
+                    overrides={"start_score": 3 + k % 4})
         views = []
         v = new_game(client, **body)
         views.append(v)
@@ -321,7 +323,16 @@ def test_views_never_show_a_card_the_human_may_not_know(client):
             if "seed" in json.dumps(view) and not view.get("finished"):
                 raise AssertionError("a running game's view mentions the seed")
             scanned += 1
-    assert scanned > 200
+    return scanned
+
+
+def test_views_never_show_a_card_the_human_may_not_know(client):
+    assert scan_games(client, 10, seed=1) > 200
+
+
+@pytest.mark.slow
+def test_views_never_show_a_card_the_human_may_not_know_many_games(client):
+    assert scan_games(client, 400, seed=2) > 10_000
 
 
 def test_the_scan_catches_a_leak(client):

@@ -169,6 +169,7 @@ async function newGame(event) {
   state.view = null;
   $("log").replaceChildren();
   $("hint").replaceChildren();
+  $("round-result").hidden = true;
   setStatus("Dealing …");
   showMode("game");
   try {
@@ -194,6 +195,7 @@ async function act(action) {
   state.busy = true;
   showError("");
   $("hint").replaceChildren();
+  $("round-result").hidden = true;
   renderControls();
   try {
     const view = await api("POST", `/api/games/${state.view.id}/actions`, { action });
@@ -221,6 +223,8 @@ async function show(view) {
   $("skip").hidden = !(state.delay > 0 && others > 1);
   for (const ev of view.events) {
     logEvent(ev, you);
+    const end = ev.effects.find((e) => e.type === "round_end");
+    if (end) showRoundResult(end, ev.effects, you);
     if (state.skip) continue;
     const mine = ev.seat === you;
     renderTable(ev.table, you, view.agents, ev);
@@ -360,6 +364,26 @@ function renderTrick(node, note, table, you) {
     node.append(el("div", { class: "played" + (winner === seat ? " won" : "") + (winner !== null ? " old" : "") },
       cardNode(card), el("div", { class: "who", text: seatName(seat, you) })));
   }
+}
+
+// The round's result, shown on the table until the player's next move.
+function showRoundResult(end, effects, you) {
+  const box = $("round-result");
+  let text;
+  if (end.declarer === null) {
+    text = `Round ${end.round}: everyone passed.`;
+  } else {
+    const who = seatName(end.declarer, you);
+    const failed = effects.some((e) => e.type === "score" && e.reason === "contract" && e.seat === end.declarer);
+    const made = end.bid === "redbeard" ? end.tricks[end.declarer] === 6 : !failed;
+    const bid = end.bid === "redbeard" ? "called Rödskägg" : `bid ${end.bid.slice(4)}`;
+    text = `Round ${end.round}: ${who} ${bid} and took ${end.tricks[end.declarer]} — ${made ? "made it" : "failed"}.`;
+  }
+  const penalties = effects.filter((e) => e.type === "score" && e.reason !== "trick")
+    .map((e) => `${seatName(e.seat, you)} ${e.delta > 0 ? "+" : ""}${e.delta} (${REASON[e.reason] || e.reason})`);
+  if (penalties.length) text += " " + penalties.join(", ") + ".";
+  box.textContent = text;
+  box.hidden = false;
 }
 
 function shortMove(action) {
