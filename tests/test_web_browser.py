@@ -79,6 +79,8 @@ def click_moves(page, rng: random.Random, max_clicks: int, stop=None) -> int:
 def test_play_a_full_game_by_clicking(tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
+    from redbeard_env.records import load_records
+
     from redbeard_web.app import create_app
     from redbeard_web.session import BotPool
     from redbeard_web.store import GameStore
@@ -108,6 +110,13 @@ def test_play_a_full_game_by_clicking(tmp_path):
             # the score sheet has a row per round, the log a line per move
             assert page.locator("#sheet tbody tr").count() >= 1
             assert page.locator("#log li").count() > clicks
+            # the record downloads as one JSON line that replays to the same game
+            with page.expect_download() as download:
+                page.click("#download-record")
+            saved = tmp_path / "game.jsonl"
+            download.value.save_as(saved)
+            (record,) = load_records(saved)
+            assert record["agents"][0] == "human" and record["seed"] == 7
             # the finished game's replay shows all four hands face up at the first move
             page.click("#replay-record")
             page.wait_for_selector("#rp-seats .seat")
@@ -117,6 +126,11 @@ def test_play_a_full_game_by_clicking(tmp_path):
             page.click("#rp-last")
             expect(page.locator("#rp-pos")).to_have_text(f"move {steps} of {steps}")
             expect(page.locator("#rp-status")).to_contain_text("wins")
+            # a record file opened on the page: the same replay
+            page.click("#rp-close")
+            page.set_input_files("#open-record", str(saved))
+            expect(page.locator("#rp-pos")).to_have_text(f"move 0 of {len(record['actions'])}")
+            assert page.locator("#rp-seats .seat .card").count() == 24
         finally:
             browser.close()
     assert errors == []
