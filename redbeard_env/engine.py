@@ -126,18 +126,22 @@ class ReferenceBatch(BatchEngine):
 
     name = "reference"
 
-    def __init__(self, rules: Rules, num_players: int, seed: int):
+    def __init__(self, rules: Rules, num_players: int, seed: int, record: bool = False):
         super().__init__(rules, num_players, seed)
         self.prefix = static_prefix(rules, num_players)
+        self.record = record  # keep a game record (redbeard_env.records) of every job
 
     def start(self, jobs: list[Job]) -> None:
-        self.games = []
+        self.games, self.recorders = [], []
         for job in jobs:
             decks = [(list(map(int, d[:NUM_CARDS])), _rank_of(d[NUM_CARDS:])) for d in job.decks]
             rng = np.random.default_rng([self.seed, job.deal, 13])  # deals after the list: same per rotation
-            self.games.append(
-                G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
-            )
+            g = G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
+            self.games.append(g)
+            if self.record:
+                from .records import Recorder
+
+                self.recorders.append(Recorder(g, seed=self.seed, meta={"game": job.index, "deal": job.deal, "rotation": job.rotation}))
         self.live = np.ones(len(jobs), dtype=bool)
 
     def observe(self):
@@ -156,7 +160,10 @@ class ReferenceBatch(BatchEngine):
         ev = empty_events(len(self.games), self.n)
         for b in np.flatnonzero(self.live):
             g = self.games[b]
-            G.apply_action(g, int(actions[b]))
+            if self.record:
+                self.recorders[b].apply(int(actions[b]))
+            else:
+                G.apply_action(g, int(actions[b]))
             ev["score"][b] = g.scores
             for e in g.events:
                 if e[0] == "round_end":
@@ -233,8 +240,13 @@ class VectorBatch(BatchEngine):
 ENGINES = {"vector": VectorBatch, "reference": ReferenceBatch}
 
 
-def make_engine(name: str, rules: Rules, num_players: int, seed: int) -> BatchEngine:
-    """The batch engine called ``name`` (``"vector"`` or ``"reference"``)."""
+def make_engine(name: str, rules: Rules, num_players: int, seed: int, record: bool = False) -> BatchEngine:
+    """The batch engine called ``name`` (``"vector"`` or ``"reference"``); ``record`` (the
+    reference engine only) keeps a game record of every job."""
     if name not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {name!r}")
+    if record:
+        if name != "reference":
+            raise ValueError("game records are kept by the reference engine: use engine='reference' (or 'auto')")
+        return ReferenceBatch(rules, num_players, seed, record=True)
     return ENGINES[name](rules, num_players, seed)
