@@ -321,28 +321,26 @@ class VectorEnv:
         bad = K.first_illegal(G, a, self._mask)
         if bad >= 0:
             self._illegal(bad, int(a[bad]))
-        report = K.Report(np.empty((B, n), np.int32), np.empty(B, np.int8), np.empty(B, np.bool_),
-                          np.empty(B, np.bool_), np.empty(B, np.int32), np.empty(B, np.int8))
+        report = K.new_report(B, n)
         obs = self._buffers.get()
         K.step_games(G, self.dq, self._params, self._layout, self._prefix, self.rng, a, report, obs, self._mask)
         info = {
             "score": report.score,
             "winner": report.winner,
             "rounds": report.rounds,
-            "round_over": self.r_over.copy(),
-            "round_declarer": self.r_declarer.copy(),
-            "round_bid": self.r_bid.copy(),
-            "round_made": self.r_made.copy(),
-            "round_tricks": self.r_tricks.copy(),
-            "round_joiner": self.r_joiner.copy(),
-            "round_folded": self.r_folded.copy(),
-            "eliminated": self.eliminated.copy(),
+            "round_over": report.round_over,
+            "round_declarer": report.round_declarer,
+            "round_bid": report.round_bid,
+            "round_made": report.round_made,
+            "round_tricks": report.round_tricks,
+            "round_joiner": report.round_joiner,
+            "round_folded": report.round_folded,
+            "eliminated": report.eliminated,
             "phase": report.phase,
         }
         info["final_score"] = info["score"]
         info["round_score"] = info["score"]
-        seat = self.to_act.astype(np.int64)
-        return obs, self._mask.copy(), seat, self.rewards.copy(), report.terminated, report.truncated, info
+        return obs, self._mask.copy(), report.seat, report.rewards, report.terminated, report.truncated, info
 
     def _illegal(self, b: int, action: int) -> None:
         ph = PHASE_NAMES[self.phase[b]]

@@ -43,7 +43,8 @@ from .rules import Rules
 
 # ---------------------------------------------------------------- codes (literals, checked)
 REDEAL_PH, LOOK_PH, BID_PH, ASK_PH, JOIN_PH, PLAY_PH, DUEL_PH, DONE_PH = range(8)
-START_ROUND = 8  # a game of a stop_at_round_end slot whose next round is not dealt (halts)
+# games waiting, within a step, for a deal (the drivers deal: only they hold the generator)
+START_ROUND, START_DUEL = 8, 9
 JOIN_PENDING, JOIN_ASKED, JOIN_SKIPPED = range(3)
 NO_CALL, PASSED = -2, -1
 assert _game.PHASE_NAMES == ("redeal", "look", "bid", "ask", "join", "play", "duel", "done")
@@ -77,8 +78,8 @@ BOS_ALLOW, BOS_PENALTY, BOS_FORBID = range(3)
 ZERO_EXACT_END, ZERO_IMMEDIATE, ZERO_BOUNCE = range(3)
 
 
-def rule_params(rules: Rules, num_players: int, auto_reset: bool) -> np.ndarray:
-    """The ``Rules`` (and player count, auto-reset) as the int64 array the kernels read."""
+def rule_params(rules: Rules, num_players: int, auto_reset: bool) -> tuple:
+    """The ``Rules`` (and player count, auto-reset) as the tuple of ints the kernels read."""
     r = rules
     p = np.zeros(NUM_PARAMS, np.int64)
     p[P_N] = num_players
@@ -101,7 +102,7 @@ def rule_params(rules: Rules, num_players: int, auto_reset: bool) -> np.ndarray:
     p[P_ELIM_AT] = r.eliminate_at if r.eliminate_at is not None else 0
     p[P_MAX_ROUNDS], p[P_START] = r.max_rounds, r.start_score
     p[P_AUTO_RESET] = auto_reset
-    return p
+    return tuple(int(x) for x in p)  # a tuple: passed by value, no reference counting per call
 
 
 # ---------------------------------------------------------------- the observation layout
@@ -115,30 +116,45 @@ _LAYOUT_BLOCKS = ("phase", "num_players", "progress", "hand", "played", "trick",
                   "joiner", "bounced", "throws", "voids", "call")
 
 
-def obs_layout() -> np.ndarray:
-    """Block offsets of :mod:`redbeard_env.observation` as the int64 array the encoder reads."""
-    return np.array([_OFF[k] for k in _LAYOUT_BLOCKS] + [_SCORE_BINS], np.int64)
+def obs_layout() -> tuple:
+    """Block offsets of :mod:`redbeard_env.observation` as the tuple of ints the encoder reads."""
+    return tuple(int(_OFF[k]) for k in _LAYOUT_BLOCKS) + (int(_SCORE_BINS),)
 
 
 # ---------------------------------------------------------------- the state
 # One record per game (the kernels take a game's record ``g``; VectorEnv's attributes are
 # views of its fields). Per-seat fields are padded to SEAT_PAD seats.
 GAME = np.dtype([
+    # read or written at every step (the first cache lines)
     ("phase", "i1"), ("to_act", "i1"), ("dealer", "i1"), ("declarer", "i1"), ("leader", "i1"),
     ("high_level", "i1"), ("thrower", "i1"), ("tricks_done", "i1"), ("join_state", "i1"),
     ("redeals_open", "?"), ("reshuffled", "?"), ("in_duel", "?"), ("winner", "i1"), ("terminated", "?"),
     ("truncated", "?"), ("stop_round", "?"), ("stock_pos", "i1"), ("stock_len", "i1"), ("trick", "i1", (5,)),
-    ("tied_duels", "i2"), ("rounds_played", "i4"), ("dq_pos", "i4"), ("dq_len", "i4"), ("void_bits", "u4"),
-    ("played", "u8"), ("trick_cards", "u8"), ("thrown", "u8"), ("thrown_hand", "u8"),
-    ("hands", "u8", (SEAT_PAD,)), ("seen", "u8", (SEAT_PAD,)), ("scores", "i4", (SEAT_PAD,)),
-    ("per_seat", "i1", (SEAT_COLS, SEAT_PAD)), ("deck", "i1", (52,)), ("rank", "i1", (52,)),
-    # per-step outputs: rewards, eliminations and the record of a round scored in this step
-    ("rewards", "f4", (SEAT_PAD,)), ("eliminated", "u1", (SEAT_PAD,)), ("r_over", "?"), ("r_declarer", "i1"),
-    ("r_bid", "i1"), ("r_made", "?"), ("r_tricks", "i1", (SEAT_PAD,)), ("r_joiner", "u1", (SEAT_PAD,)),
+    ("r_over", "?"), ("r_declarer", "i1"), ("r_bid", "i1"), ("r_made", "?"),
+    ("tied_duels", "i2"), ("rounds_played", "i4"), ("void_bits", "u4"),
+    ("played", "u8"), ("trick_cards", "u8"), ("hands", "u8", (SEAT_PAD,)), ("scores", "i4", (SEAT_PAD,)),
+    ("per_seat", "i1", (SEAT_COLS, SEAT_PAD)),
+    # per-step outputs: rewards, eliminations (the round's record: r_* above and below)
+    ("rewards", "f4", (SEAT_PAD,)), ("eliminated", "u1", (SEAT_PAD,)), ("seen", "u8", (SEAT_PAD,)),
+    # read when dealing, redealing or scoring a round
+    ("thrown", "u8"), ("thrown_hand", "u8"), ("dq_pos", "i4"), ("dq_len", "i4"),
+    ("r_tricks", "i1", (SEAT_PAD,)), ("r_joiner", "u1", (SEAT_PAD,)),
     ("r_folded", "u1", (SEAT_PAD,)),  # (numba's records have no nested bool arrays)
+    ("deck", "i1", (52,)), ("rank", "i1", (52,)),
 ], align=True)
 # what step_games reports per game besides the state (as of the step's end, before a reset)
-Report = namedtuple("Report", ["score", "winner", "terminated", "truncated", "rounds", "phase"])
+# (contiguous arrays the caller keeps; shapes and dtypes in new_report)
+Report = namedtuple("Report", [
+    "score", "winner", "terminated", "truncated", "rounds", "phase", "seat", "rewards", "eliminated",
+    "round_over", "round_declarer", "round_bid", "round_made", "round_tricks", "round_joiner", "round_folded",
+])
+
+
+def new_report(B: int, n: int) -> Report:
+    e = np.empty
+    return Report(e((B, n), np.int32), e(B, np.int8), e(B, np.bool_), e(B, np.bool_), e(B, np.int32), e(B, np.int8),
+                  e(B, np.int64), e((B, n), np.float32), e((B, n), np.bool_), e(B, np.bool_), e(B, np.int8),
+                  e(B, np.int8), e(B, np.bool_), e((B, n), np.int8), e((B, n), np.bool_), e((B, n), np.bool_))
 
 
 # internal functions: compiled once into the drivers' code, never called from Python
@@ -314,11 +330,11 @@ def draw_hand(g, seat):
 
 # ---------------------------------------------------------------- game and round start
 @rule
-def new_game(g, P, dq, rng, dealer, scores, use_scores):
-    """A new game in slot b: ``dealer`` -1 draws the first dealer; ``scores`` (a row) when
-    ``use_scores``, else everyone on start_score."""
+def new_game(g, P, dealer, scores, use_scores):
+    """A new game in this slot, dealt by the driver: first dealer ``dealer``; ``scores``
+    (a row) when ``use_scores``, else everyone on start_score."""
     n = P[P_N]
-    g.dealer = randbelow(rng, n) if dealer < 0 else dealer
+    g.dealer = dealer
     for s in range(n):
         g.scores[s] = scores[s] if use_scores else P[P_START]
         g.per_seat[C_ACTIVE, s] = 1
@@ -328,21 +344,19 @@ def new_game(g, P, dq, rng, dealer, scores, use_scores):
     g.terminated = False
     g.truncated = False
     g.leader = -1
-    start_round(g, P, dq, rng)
+    g.phase = START_ROUND
+    g.to_act = -1
 
 
 @rule
-def start_round(g, P, dq, rng):
-    n = P[P_N]
-    act = flag_bits(g, C_ACTIVE, n)
-    deal(g, P, dq, rng, act)
+def start_round(g, P):
+    """The round after its deal (to the active seats)."""
     for s in range(SEAT_PAD):
         g.per_seat[C_IN_ROUND, s] = g.per_seat[C_ACTIVE, s]
         g.per_seat[C_THROWS, s] = 0
         g.per_seat[C_CALL, s] = NO_CALL
         g.per_seat[C_JOINER, s] = 0
         g.per_seat[C_BOUNCED, s] = 0
-    for s in range(n):
         g.seen[s] = 0
     g.redeals_open = P[P_REDEAL] != REDEAL_OFF
     g.reshuffled = False
@@ -352,12 +366,12 @@ def start_round(g, P, dq, rng):
     g.in_duel = False
     g.thrower = -1
     g.thrown_hand = 0
-    next_redeal(g, P, dq, rng, 1)
+    next_redeal(g, P, 1)
 
 
 # ---------------------------------------------------------------- redeal and look
 @rule
-def next_redeal(g, P, dq, rng, start):
+def next_redeal(g, P, start):
     """The next seat (offset >= start from the dealer) that may throw in, or the auction."""
     n = P[P_N]
     cand = 0
@@ -374,10 +388,10 @@ def next_redeal(g, P, dq, rng, start):
 
 
 @rule
-def apply_redeal(g, P, dq, rng, seat, a):
+def apply_redeal(g, P, seat, a):
     n = P[P_N]
     if a == KEEP:
-        next_redeal(g, P, dq, rng, offset(g.dealer, seat, n) + 1)
+        next_redeal(g, P, offset(g.dealer, seat, n) + 1)
         return
     h = g.hands[seat]
     g.thrown_hand = h
@@ -392,11 +406,11 @@ def apply_redeal(g, P, dq, rng, seat, a):
         g.phase = LOOK_PH
     else:
         draw_hand(g, seat)
-        next_redeal(g, P, dq, rng, offset(g.dealer, seat, n))  # it decides again
+        next_redeal(g, P, offset(g.dealer, seat, n))  # it decides again
 
 
 @rule
-def apply_look(g, P, dq, rng, seat, a):
+def apply_look(g, P, seat, a):
     n = P[P_N]
     th = g.thrower
     if a == LOOK:
@@ -404,23 +418,23 @@ def apply_look(g, P, dq, rng, seat, a):
         loser = th if (g.thrown_hand & FACE_BITS) != 0 else seat
         if add_score(g, P, loser, PENALTY):
             return
-        finish_look(g, P, dq, rng)
+        finish_look(g, P)
         return
     others = flag_bits(g, C_ACTIVE, n) & ~(1 << th)
     nxt = next_seat(others, th, offset(th, seat, n) + 1, n)
     if nxt >= 0:
         g.to_act = nxt
     else:
-        finish_look(g, P, dq, rng)
+        finish_look(g, P)
 
 
 @rule
-def finish_look(g, P, dq, rng):
+def finish_look(g, P):
     th = g.thrower
     g.thrower = -1
     g.thrown_hand = 0
     draw_hand(g, th)
-    next_redeal(g, P, dq, rng, offset(g.dealer, th, P[P_N]))
+    next_redeal(g, P, offset(g.dealer, th, P[P_N]))
 
 
 # ---------------------------------------------------------------- auction
@@ -431,7 +445,7 @@ def start_auction(g, P):
 
 
 @rule
-def apply_bid(g, P, dq, rng, seat, a):
+def apply_bid(g, P, seat, a):
     n = P[P_N]
     if a == PASS:
         g.per_seat[C_CALL, seat] = PASSED
@@ -445,7 +459,7 @@ def apply_bid(g, P, dq, rng, seat, a):
                 return
     if P[P_SINGLE]:
         if seat == g.dealer:
-            end_auction(g, P, dq, rng)
+            end_auction(g, P)
         else:
             g.to_act = next_seat(flag_bits(g, C_ACTIVE, n), seat, 1, n)
         return
@@ -458,21 +472,21 @@ def apply_bid(g, P, dq, rng, seat, a):
     if nxt >= 0:
         g.to_act = nxt
     else:
-        end_auction(g, P, dq, rng)
+        end_auction(g, P)
 
 
 @rule
-def end_auction(g, P, dq, rng):
+def end_auction(g, P):
     if g.declarer < 0:  # all passed under all_pass = redeal: a round without tricks
-        score_round(g, P, dq, rng)
+        score_round(g, P)
         return
     g.leader = g.declarer
-    start_trick(g, P, dq, rng)
+    start_trick(g, P)
 
 
 # ---------------------------------------------------------------- play, ask, join
 @rule
-def start_trick(g, P, dq, rng):
+def start_trick(g, P):
     """The next trick, or first the join question when join_at tricks remain."""
     ja = P[P_JOIN_AT]
     if ja > 0 and not g.in_duel and g.join_state == JOIN_PENDING and g.tricks_done == TRICKS_PER_ROUND - ja:
@@ -480,7 +494,7 @@ def start_trick(g, P, dq, rng):
             g.phase = ASK_PH
             g.to_act = g.declarer
         else:
-            ask_join(g, P, dq, rng)
+            ask_join(g, P)
         return
     lead_trick(g, P)
 
@@ -497,9 +511,9 @@ def lead_trick(g, P):
 
 
 @rule
-def apply_ask(g, P, dq, rng, seat, a):
+def apply_ask(g, P, seat, a):
     if a == ASK:
-        ask_join(g, P, dq, rng)
+        ask_join(g, P)
         return
     g.join_state = JOIN_SKIPPED  # everyone counts as having a trick: no folds, no joiners
     if add_score(g, P, seat, P[P_FORGET]):
@@ -508,9 +522,9 @@ def apply_ask(g, P, dq, rng, seat, a):
 
 
 @rule
-def ask_join(g, P, dq, rng):
+def ask_join(g, P):
     g.join_state = JOIN_ASKED
-    next_join(g, P, dq, rng, 1)
+    next_join(g, P, 1)
 
 
 @rule
@@ -521,7 +535,7 @@ def may_fold(g, P, s):
 
 
 @rule
-def next_join(g, P, dq, rng, start):
+def next_join(g, P, start):
     """The join question from offset ``start`` (from the declarer): players who may not
     fold are in automatically; stop at the first with a real choice."""
     n = P[P_N]
@@ -539,16 +553,16 @@ def next_join(g, P, dq, rng, start):
 
 
 @rule
-def apply_join(g, P, dq, rng, seat, a):
+def apply_join(g, P, seat, a):
     if a == JOIN:
         g.per_seat[C_JOINER, seat] = g.per_seat[C_TRICKS, seat] == 0
     else:
         g.per_seat[C_IN_ROUND, seat] = 0
-    next_join(g, P, dq, rng, offset(g.declarer, seat, P[P_N]) + 1)
+    next_join(g, P, offset(g.declarer, seat, P[P_N]) + 1)
 
 
 @rule
-def apply_play(g, P, dq, rng, seat, card):
+def apply_play(g, P, seat, card):
     n = P[P_N]
     suit = card // 13
     if g.trick[T_LEN] == 0:
@@ -575,11 +589,11 @@ def apply_play(g, P, dq, rng, seat, card):
     if g.trick[T_LEN] < count:
         g.to_act = next_seat(in_round, seat, 1, n)
         return
-    complete_trick(g, P, dq, rng)
+    complete_trick(g, P)
 
 
 @rule
-def complete_trick(g, P, dq, rng):
+def complete_trick(g, P):
     w = g.trick[T_WIN]
     g.played |= g.trick_cards
     g.per_seat[C_TRICKS, w] += 1
@@ -592,11 +606,11 @@ def complete_trick(g, P, dq, rng):
     if P[P_LEADER_TW] or duel:
         g.leader = w
     if g.tricks_done < TRICKS_PER_ROUND:
-        start_trick(g, P, dq, rng)
+        start_trick(g, P)
     elif duel:
-        end_duel(g, P, dq, rng)
+        end_duel(g, P)
     else:
-        score_round(g, P, dq, rng)
+        score_round(g, P)
 
 
 # ---------------------------------------------------------------- scores
@@ -628,7 +642,7 @@ def take_trick_points(g, P, seat, value):
 
 
 @rule
-def score_round(g, P, dq, rng):
+def score_round(g, P):
     n = P[P_N]
     d = g.declarer
     g.rounds_played += 1
@@ -698,7 +712,8 @@ def score_round(g, P, dq, rng):
         g.tied_duels = 0
         for s in range(n):
             g.per_seat[C_IN_ROUND, s] = (on0 >> s) & 1
-        start_duel(g, P, dq, rng)
+        g.phase = START_DUEL
+        g.to_act = -1
         return
     if n_act == 1:
         end_game(g, P, last)
@@ -709,11 +724,8 @@ def score_round(g, P, dq, rng):
         g.to_act = -1
         return
     g.dealer = next_seat(flag_bits(g, C_ACTIVE, n), g.dealer, 1, n)
-    if g.stop_round:  # a loaded game that stops at its round's end: not dealt
-        g.phase = START_ROUND
-        g.to_act = -1
-        return
-    start_round(g, P, dq, rng)
+    g.phase = START_ROUND
+    g.to_act = -1
 
 
 @rule
@@ -739,11 +751,9 @@ def end_game(g, P, w):
 
 # ---------------------------------------------------------------- duel
 @rule
-def start_duel(g, P, dq, rng):
-    """A duel among the seats flagged in_round."""
+def start_duel(g, P):
+    """A duel among the seats flagged in_round, after its deal."""
     n = P[P_N]
-    flags = flag_bits(g, C_IN_ROUND, n)
-    deal(g, P, dq, rng, flags)
     for s in range(SEAT_PAD):
         g.per_seat[C_JOINER, s] = 0
         g.per_seat[C_BOUNCED, s] = 0
@@ -751,13 +761,13 @@ def start_duel(g, P, dq, rng):
     g.high_level = -1
     g.declarer = -1
     g.join_state = JOIN_PENDING
-    g.leader = next_seat(flags, g.dealer, 1, n)
+    g.leader = next_seat(flag_bits(g, C_IN_ROUND, n), g.dealer, 1, n)
     g.in_duel = True
-    start_trick(g, P, dq, rng)
+    start_trick(g, P)
 
 
 @rule
-def end_duel(g, P, dq, rng):
+def end_duel(g, P):
     n = P[P_N]
     most = -1
     for s in range(n):
@@ -779,55 +789,45 @@ def end_duel(g, P, dq, rng):
         return
     for s in range(n):
         g.per_seat[C_IN_ROUND, s] = (best >> s) & 1
-    start_duel(g, P, dq, rng)
+    g.phase = START_DUEL
+    g.to_act = -1
 
 
 # ---------------------------------------------------------------- one decision
 @rule
-def apply_action(g, P, dq, rng, a):
+def apply_action(g, P, a):
     seat = np.int64(g.to_act)
     ph = g.phase
     if ph == PLAY_PH or ph == DUEL_PH:
-        apply_play(g, P, dq, rng, seat, a)
+        apply_play(g, P, seat, a)
     elif ph == BID_PH:
-        apply_bid(g, P, dq, rng, seat, a)
+        apply_bid(g, P, seat, a)
     elif ph == JOIN_PH:
-        apply_join(g, P, dq, rng, seat, a)
+        apply_join(g, P, seat, a)
     elif ph == ASK_PH:
-        apply_ask(g, P, dq, rng, seat, a)
+        apply_ask(g, P, seat, a)
     elif ph == REDEAL_PH:
-        apply_redeal(g, P, dq, rng, seat, a)
+        apply_redeal(g, P, seat, a)
     elif ph == LOOK_PH:
-        apply_look(g, P, dq, rng, seat, a)
+        apply_look(g, P, seat, a)
 
 
 # ---------------------------------------------------------------- observation and mask
-@rule
-def put_cards(row, at, h):
-    while h:
-        row[at + low_card(h)] = 1.0
-        h &= h - np.uint64(1)
-
-
-@rule
-def put_mark(row, at, seat, observer, n):
-    if seat >= 0:
-        row[at + (seat - observer) % n] = 1.0
-
-
 @rule
 def encode(g, P, L, prefix, observer, row):
     """The observation of seat ``observer`` in game b, as observation.encode gives it
     (floats computed in float64 and rounded once, as there)."""
     n = P[P_N]
-    row[:] = prefix  # zeros, with the num_players and rules blocks
+    for i in range(len(row)):  # zeros, with the num_players and rules blocks (a loop: a[:] = b is slower)
+        row[i] = prefix[i]
     ph = g.phase
     row[L[L_PHASE] + ph] = 1.0
     row[L[L_PROGRESS]] = g.rounds_played / P[P_MAX_ROUNDS]
-    put_cards(row, L[L_HAND], g.hands[observer])
-    put_cards(row, L[L_PLAYED], g.played)
-    put_cards(row, L[L_TRICK], g.trick_cards)
-    put_cards(row, L[L_SEEN], g.seen[observer])
+    for block, h in ((L[L_HAND], g.hands[observer]), (L[L_PLAYED], g.played), (L[L_TRICK], g.trick_cards),
+                     (L[L_SEEN], g.seen[observer])):
+        while h:
+            row[block + low_card(h)] = 1.0
+            h &= h - np.uint64(1)
     row[L[L_TRICKS_DONE] + g.tricks_done] = 1.0
     row[L[L_HIGH_BID] + g.high_level + 1] = 1.0
     row[L[L_JOIN_STATE] + g.join_state] = 1.0
@@ -856,20 +856,20 @@ def encode(g, P, L, prefix, observer, row):
             if (voids >> (4 * seat + suit)) & 1:
                 row[L[L_VOIDS] + 4 * pos + suit] = 1.0
         row[L[L_CALL] + 10 * pos + g.per_seat[C_CALL, seat] - NO_CALL] = 1.0
-    put_mark(row, L[L_DEALER], g.dealer, observer, n)
-    put_mark(row, L[L_DECLARER], g.declarer, observer, n)
-    put_mark(row, L[L_ACTING], g.to_act, observer, n)
-    if ph == PLAY_PH or ph == DUEL_PH or ph == ASK_PH or ph == JOIN_PH:
-        put_mark(row, L[L_LEADER], g.leader, observer, n)
-    if g.trick[T_LEN] > 0:
-        put_mark(row, L[L_TRICK_WINNING], g.trick[T_WIN], observer, n)
-    put_mark(row, L[L_THROWER], g.thrower, observer, n)
+    i64 = np.int64
+    leader = i64(g.leader) if ph == PLAY_PH or ph == DUEL_PH or ph == ASK_PH or ph == JOIN_PH else i64(-1)
+    winning = i64(g.trick[T_WIN]) if g.trick[T_LEN] > 0 else i64(-1)
+    for block, seat in ((L[L_DEALER], i64(g.dealer)), (L[L_DECLARER], i64(g.declarer)), (L[L_ACTING], i64(g.to_act)),
+                        (L[L_LEADER], leader), (L[L_TRICK_WINNING], winning), (L[L_THROWER], i64(g.thrower))):
+        if seat >= 0:
+            row[block + (seat - observer) % n] = 1.0
 
 
 @rule
 def legal_mask(g, P, row):
     """The acting seat's legal actions in game b (all 0 for a halted game)."""
-    row[:] = 0
+    for i in range(NUM_ACTIONS):
+        row[i] = 0
     ph = g.phase
     seat = g.to_act
     if ph == PLAY_PH or ph == DUEL_PH:
@@ -934,40 +934,62 @@ def clear_outputs(g):
 
 
 @rule
-def finish_game_step(g, dq, P, L, prefix, rng, b, was_halted, R, obs, mask):
-    """After game b's action: halts, the report, auto-reset, its next observation and mask."""
-    fin = (g.terminated or g.truncated) and not was_halted  # report an ending once
-    R.terminated[b] = g.terminated and fin
-    R.truncated[b] = g.truncated and fin
-    R.winner[b] = g.winner if R.terminated[b] else -1
-    for s in range(P[P_N]):
-        R.score[b, s] = g.scores[s]
-    R.rounds[b] = g.rounds_played
-    if g.stop_round:
-        # a slot loaded with stop_at_round_end halts after its round's scoring or the game's end
-        if g.r_over or fin or g.phase == START_ROUND:
-            g.phase = DONE_PH
-            g.to_act = -1
-        fin = False
-    if fin and P[P_AUTO_RESET]:
-        g.dq_len = 0
-        new_game(g, P, dq, rng, -1, R.score[b], False)
-    R.phase[b] = g.phase
-    seat = g.to_act
-    encode(g, P, L, prefix, seat if seat >= 0 else 0, obs[b])
-    legal_mask(g, P, mask[b])
+def deal_pending(g, P, dq, rng):
+    """The deal a game waits for: a duel's (to the duellists) or a round's (to the active
+    seats; not for a slot that stops at its round's end)."""
+    n = P[P_N]
+    if g.phase == START_DUEL:
+        deal(g, P, dq, rng, flag_bits(g, C_IN_ROUND, n))
+        start_duel(g, P)
+    elif g.phase == START_ROUND and not g.stop_round:
+        deal(g, P, dq, rng, flag_bits(g, C_ACTIVE, n))
+        start_round(g, P)
 
 
 @njit(cache=True)
 def step_games(G, DQ, P, L, prefix, rng, actions, R, obs, mask):
-    """One decision in every game (actions already checked by :func:`first_illegal`)."""
+    """One decision in every game (actions already checked by :func:`first_illegal`),
+    then each game's report, auto-reset, next observation and mask."""
     for b in range(len(actions)):
         g = G[b]
         clear_outputs(g)
         was_halted = g.phase == DONE_PH
         if not was_halted:
-            apply_action(g, P, DQ[b], rng, actions[b])
-        finish_game_step(g, DQ[b], P, L, prefix, rng, b, was_halted, R, obs, mask)
+            apply_action(g, P, actions[b])
+        fin = (g.terminated or g.truncated) and not was_halted  # report an ending once
+        R.terminated[b] = g.terminated and fin
+        R.truncated[b] = g.truncated and fin
+        R.winner[b] = g.winner if R.terminated[b] else -1
+        for s in range(P[P_N]):
+            R.score[b, s] = g.scores[s]
+        R.rounds[b] = g.rounds_played
+        if g.phase == START_DUEL:
+            deal_pending(g, P, DQ[b], rng)
+        if g.stop_round:
+            # a slot loaded with stop_at_round_end halts after its round's scoring or the game's end
+            if g.r_over or fin or g.phase == START_ROUND:
+                g.phase = DONE_PH
+                g.to_act = -1
+            fin = False
+        if fin and P[P_AUTO_RESET]:
+            g.dq_len = 0
+            new_game(g, P, randbelow(rng, P[P_N]), R.score[b], False)
+        deal_pending(g, P, DQ[b], rng)
+        R.phase[b] = g.phase
+        seat = g.to_act
+        R.seat[b] = seat
+        R.round_over[b] = g.r_over
+        R.round_declarer[b] = g.r_declarer
+        R.round_bid[b] = g.r_bid
+        R.round_made[b] = g.r_made
+        for s in range(P[P_N]):
+            R.rewards[b, s] = g.rewards[s]
+            R.eliminated[b, s] = g.eliminated[s]
+            R.round_tricks[b, s] = g.r_tricks[s]
+            R.round_joiner[b, s] = g.r_joiner[s]
+            R.round_folded[b, s] = g.r_folded[s]
+        encode(g, P, L, prefix, seat if seat >= 0 else 0, obs[b])
+        legal_mask(g, P, mask[b])
 
 
 @njit(cache=True)
@@ -976,7 +998,8 @@ def reset_games(G, DQ, P, L, prefix, rng, dealer, scores, use_scores, obs, mask)
     for b in range(G.shape[0]):
         g = G[b]
         clear_outputs(g)
-        new_game(g, P, DQ[b], rng, dealer[b], scores[b], use_scores)
+        new_game(g, P, randbelow(rng, P[P_N]) if dealer[b] < 0 else dealer[b], scores[b], use_scores)
+        deal_pending(g, P, DQ[b], rng)
         seat = g.to_act
         encode(g, P, L, prefix, seat if seat >= 0 else 0, obs[b])
         legal_mask(g, P, mask[b])
