@@ -121,12 +121,20 @@ class HeuristicAgent(Agent):
             groups = [np.arange(len(obs))]
         else:
             groups = rules_groups(decode_batch(obs))
+        if len(groups) == 1:  # (no row copies)
+            return self._kernel_values(obs, legal, self._rules_of(obs[:1]), self._players_of(obs[:1]))
         values = np.empty(legal.shape)
         for rows in groups:
-            rules = self.rules if self.rules is not None else rules_from_obs(obs[rows[:1]])
-            n = MIN_PLAYERS + int(obs[rows[0], OBS_SLICES["num_players"]].argmax())
-            values[rows] = self._kernel_values(obs[rows], legal[rows], rules, n)
+            values[rows] = self._kernel_values(obs[rows], legal[rows], self._rules_of(obs[rows[:1]]),
+                                               self._players_of(obs[rows[:1]]))
         return values
+
+    def _rules_of(self, obs: np.ndarray) -> Rules:
+        return self.rules if self.rules is not None else rules_from_obs(obs)
+
+    @staticmethod
+    def _players_of(obs: np.ndarray) -> int:
+        return MIN_PLAYERS + int(obs[0, OBS_SLICES["num_players"]].argmax()) if len(obs) else MIN_PLAYERS
 
     def decide(self, view: ObsBatch, legal: np.ndarray, rules: Rules) -> np.ndarray:
         """Actions for one rules group (decoded observations and bool masks)."""

@@ -60,10 +60,12 @@ def rule_numbers(rules: Rules) -> tuple:
 
 
 rule = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+# small helpers inlined into their callers: a call that passes arrays costs reference counting
+inline = njit(cache=True, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 # ---------------------------------------------------------------- utilities of round endings
-@rule
+@inline
 def value_of_score(f, R, A):
     """Utility of ending a round on score ``f`` (no win): minus the distance to 0."""
     f = np.float64(f)
@@ -73,7 +75,7 @@ def value_of_score(f, R, A):
     return u
 
 
-@rule
+@inline
 def outcome(R, A, score, tricks, joiner, bounced, level, zero_trick, k):
     """Utility of taking ``k`` more tricks this round from running ``score`` with
     ``tricks`` taken (``level``: own bid level as declarer, else -1)."""
@@ -132,7 +134,7 @@ def values_of_scores(R, A, f, out):
 
 
 # ---------------------------------------------------------------- trick-count distributions
-@rule
+@inline
 def poisson(p, m, skip, dist):
     """Distribution of successes of ``p[:m]`` (event ``skip`` left out) into dist[7]
     (mass above 6 folded into the last bin), in the numpy code's order of operations."""
@@ -150,7 +152,7 @@ def poisson(p, m, skip, dist):
 
 
 # ---------------------------------------------------------------- one row
-@rule
+@inline
 def decode_cards(obs, at):
     h = np.uint64(0)
     for c in range(52):
@@ -159,7 +161,7 @@ def decode_cards(obs, at):
     return h
 
 
-@rule
+@inline
 def one_hot(obs, at, size, none):
     best = 0
     for i in range(1, size):
@@ -168,7 +170,7 @@ def one_hot(obs, at, size, none):
     return best if obs[at + best] > 0.5 else none
 
 
-@rule
+@inline
 def popcount(h):
     c = 0
     while h:
@@ -177,7 +179,7 @@ def popcount(h):
     return c
 
 
-@rule
+@inline
 def has(h, c):
     return (h >> np.uint64(c)) & np.uint64(1) != 0
 
@@ -217,6 +219,9 @@ def action_values(obs, mask, n, R, A, O, uniforms, out):
     free = np.zeros(4, np.int64)
     beaten = np.zeros(4, np.int64)
     counts = np.zeros(7)
+    per_trick = np.zeros(4, np.int64)
+    per_hand = np.zeros(4, np.int64)
+    allowed = np.zeros(4, np.int64)
     for b in range(B):
         row = obs[b]
         for a in range(NUM_ACTIONS):
@@ -313,7 +318,7 @@ def action_values(obs, mask, n, R, A, O, uniforms, out):
             c += 1
         # ------------------------------------------------ phase by phase
         if phase == PH_PLAY or phase == PH_DUEL:
-            led = led_suit(row, mask[b], O, hand, trick, trick_played, leader, voids)
+            led = led_suit(row, mask[b], O, hand, trick, trick_played, leader, voids, per_trick, per_hand, allowed)
             # chance each hand card wins now (live players still to play beat it when they can)
             for s in range(4):
                 Q = 0.0
@@ -439,20 +444,20 @@ def action_values(obs, mask, n, R, A, O, uniforms, out):
                     out[b, a] = 0.0
 
 
-@rule
+@inline
 def binary(out, b, base, other, gain):
     """A two-way choice: ``base`` is worth 0, ``other`` its ``gain`` (a tie keeps ``base``)."""
     out[b, base] = 0.0
     out[b, other] = gain if gain > 0 else gain - 1e-9
 
 
-@rule
+@inline
 def my_table(R, A, score0, tricks0, joiner0, bounced0, level, offset, zero_trick, table):
     for x in range(K):
         table[x] = outcome(R, A, score0 + offset, tricks0, joiner0, bounced0, level, zero_trick, x)
 
 
-@rule
+@inline
 def later_chances(R, n, q, live, unseen_suit, unseen_count, declarer, duel, higher, slots, valid, Qs, logmiss,
                   factor, p6, scale):
     """p6[j]: chance the hand's j-th card wins a later trick (times ``scale``; 0 for padding).
@@ -480,7 +485,7 @@ def later_chances(R, n, q, live, unseen_suit, unseen_count, declarer, duel, high
         p6[j] = v * scale if valid[j] else 0.0
 
 
-@rule
+@inline
 def defence(R, A, phase, declarer, trick_winning, trick, high_bid, tricks, tricks_done, score, w):
     """Value of making a rival declarer fail (``defend`` > 0 only)."""
     if A[A_DEFEND] <= 0:
@@ -503,7 +508,7 @@ def defence(R, A, phase, declarer, trick_winning, trick, high_bid, tricks, trick
     return stake * (p_decl * f_win + (1 - p_decl) * f_lose)
 
 
-@rule
+@inline
 def fail_chance(R, m, r):
     if R[R_EXACT]:
         impossible = m < 0 or m > r
@@ -514,12 +519,13 @@ def fail_chance(R, m, r):
     return 1.0 if impossible else (0.4 if edge else 0.2)
 
 
-@rule
-def led_suit(row, mask_row, O, hand, trick, trick_played, leader, voids):
+@inline
+def led_suit(row, mask_row, O, hand, trick, trick_played, leader, voids, per_trick, per_hand, allowed):
     """The suit led to the current trick (see agents.decode.led_suit), -1 if none."""
-    per_trick = np.zeros(4, np.int64)
-    per_hand = np.zeros(4, np.int64)
-    allowed = np.zeros(4, np.int64)
+    for s in range(4):
+        per_trick[s] = 0
+        per_hand[s] = 0
+        allowed[s] = 0
     for c in range(52):
         per_trick[c // 13] += has(trick, c)
         per_hand[c // 13] += has(hand, c)
