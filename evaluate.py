@@ -5,6 +5,7 @@
     python evaluate.py --agents pimc heuristic --players 4 --games 2000 --out runs/eval/pimc
     python evaluate.py --agents heuristic --players 5 --rules fem_opp --set leader=trick_winner
     python evaluate.py --mode round --agents heuristic --players 4 --games 20000 --scores sample
+    python evaluate.py --game sortskaeg --agents sortskaeg_heuristic sortskaeg_random --players 4 --games 2000
 
 The tournament code lives in the ``redbeard_eval`` package (its docstring defines the
 outputs and metrics); this script is its command line, also installed as

@@ -3,6 +3,9 @@
 * ``act(observation, action_mask) -> action`` for the AEC env (one decision);
 * ``act_batch(obs[B, D], mask[B, 69]) -> actions[B]`` for the batch engine.
 
+The same interface serves Sortskæg's bots (``agents.sortskaeg``; masks [B, 50], their
+``game`` attribute is ``"sortskaeg"``).
+
 A bot implements at least one of the two; the base class derives the other. Bots see
 only what is in their observation (decode it with :mod:`agents.decode`); the rules come
 from the observation's ``rules`` block or are passed at construction.
@@ -24,6 +27,8 @@ class Agent:
     spec: str = ""
     #: True when act_batch is genuinely vectorised (tournaments then use the batch engine)
     batched: bool = False
+    #: the game the bot plays: "redbeard" (Rödskägg) or "sortskaeg"; tournaments check it
+    game: str = "redbeard"
 
     def reset(self, seed: int | None = None) -> None:
         """Reseed the agent's randomness (called once per tournament)."""
@@ -55,10 +60,12 @@ class Agent:
         return f"<{type(self).__name__} {self.spec!r}>"
 
 
-def check_masks(mask: np.ndarray) -> np.ndarray:
+def check_masks(mask: np.ndarray, num_actions: int = NUM_ACTIONS) -> np.ndarray:
+    """The masks as bool [B, num_actions] (Rödskägg's 69 by default; Sortskæg's bots pass
+    50); a wrong shape or a row without a legal action is a ``ValueError``."""
     mask = np.asarray(mask)
-    if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
-        raise ValueError(f"action masks must have shape [B, {NUM_ACTIONS}], got {mask.shape}")
+    if mask.ndim != 2 or mask.shape[1] != num_actions:
+        raise ValueError(f"action masks must have shape [B, {num_actions}], got {mask.shape}")
     if len(mask) and not (mask > 0).any(1).all():
         bad = int(np.flatnonzero(~(mask > 0).any(1))[0])
         raise ValueError(f"row {bad} of the action mask has no legal action (game over or not this seat's turn)")

@@ -34,6 +34,11 @@ non-finite weights and a policy whose ``identity`` differs from this code's (ano
 heuristic default, hand-evaluation table or observation layout would change its play
 silently).
 
+Sortskæg (``game: "sortskaeg"`` in the checkpoint; files without the key are Rödskägg's):
+features = the Sortskæg observation (671) and the ``sortskaeg_heuristic`` prior block
+(50) -> 721, logits [50]; the identity records the prior's spec and the layout (there is
+no hand-evaluation table). ``ppo:sortskaeg_4p`` is the shipped Sortskæg policy.
+
 ``PPOAgent`` wraps a checkpoint behind the bot interface (``act`` / ``act_batch``) and is
 what the registry builds for ``ppo:<path or shipped name>``; shipped checkpoints live in
 ``agents/pretrained/<name>.pt``.
@@ -55,6 +60,7 @@ from redbeard_env import handeval
 from redbeard_env.cards import NUM_ACTIONS
 from redbeard_env.observation import MIN_PLAYERS, OBS_SIZE, OFF, OBS_SLICES, RULES_SIZE
 from redbeard_env.rules import CHOICES
+from redbeard_env.sortskaeg import cards as sortskaeg_cards, observation as sortskaeg_obs
 
 from .base import Agent
 from .registry import register
@@ -69,35 +75,61 @@ PRIOR_OFFSET = OBS_SIZE + HAND_FEATURES
 PRIOR_CLIP = 10.0  # utility points below the best action where the prior stops caring
 PRIORS = ("", "heuristic")  # "" = no prior
 _prior_bots: dict[str, Any] = {}
+
+# Sortskæg's policies (game "sortskaeg"): features = observation (671) + prior block (50).
+S_OBS_SIZE, S_NUM_ACTIONS = sortskaeg_obs.OBS_SIZE, sortskaeg_cards.NUM_ACTIONS
+GAMES = {
+    # game: (feature size, actions, priors, feature description)
+    "redbeard": (FEATURE_SIZE, NUM_ACTIONS, PRIORS, "observation+handeval14+prior69"),
+    "sortskaeg": (S_OBS_SIZE + S_NUM_ACTIONS, S_NUM_ACTIONS, ("", "sortskaeg_heuristic"), "observation+prior50"),
+}
+
+
+def check_game(game: str) -> str:
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; allowed: {', '.join(map(repr, GAMES))}")
+    return game
+
+
+def prior_game(prior: str) -> str:
+    """The game a prior bot plays (``""``: Rödskägg's default)."""
+    return "sortskaeg" if prior == "sortskaeg_heuristic" else "redbeard"
 # where the leader rule sits in the observation's rules block (categoricals in CHOICES order)
 _LEADER_COL = OFF["rules"] + sum(len(v) for k, v in CHOICES.items() if list(CHOICES).index(k) < list(CHOICES).index("leader"))
 assert _LEADER_COL + len(CHOICES["leader"]) <= OFF["rules"] + RULES_SIZE
 
 
-def check_prior(prior: str) -> str:
-    if prior not in PRIORS:
-        raise ValueError(f"unknown policy prior {prior!r}; allowed: {', '.join(repr(p) for p in PRIORS)}")
+def check_prior(prior: str, game: str = "redbeard") -> str:
+    priors = GAMES[check_game(game)][2]
+    if prior not in priors:
+        raise ValueError(f"unknown policy prior {prior!r} for {game}; allowed: {', '.join(repr(p) for p in priors)}")
     return prior
 
 
 def prior_agent(prior: str):
     """The bot behind a prior (one shared, deterministic instance per name)."""
-    if check_prior(prior) and prior not in _prior_bots:
-        from .heuristic import HeuristicAgent
+    if check_prior(prior, prior_game(prior)) and prior not in _prior_bots:
+        if prior == "sortskaeg_heuristic":
+            from .sortskaeg.heuristic import SortskaegHeuristic
 
-        _prior_bots[prior] = HeuristicAgent()
+            _prior_bots[prior] = SortskaegHeuristic()
+        else:
+            from .heuristic import HeuristicAgent
+
+            _prior_bots[prior] = HeuristicAgent()
     return _prior_bots[prior]
 
 
 def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str, values: np.ndarray | None = None) -> np.ndarray:
-    """float32 [B, 69]: the prior bot's action utilities relative to its best legal
+    """float32 [B, A]: the prior bot's action utilities relative to its best legal
     action, in [-1, 0]; exactly 0 only at the bot's choice (see the module docstring).
     ``values`` are the bot's ``action_values`` for these rows when the caller already has
     them (train.py shares one call between the prior and heuristic opponents)."""
+    actions = GAMES[prior_game(prior)][1]
     if values is None:
         values = prior_agent(prior).action_values(obs, mask)
-    elif values.shape != (len(obs), NUM_ACTIONS):
-        raise ValueError(f"prior values must have shape {(len(obs), NUM_ACTIONS)}, got {values.shape}")
+    elif values.shape != (len(obs), actions):
+        raise ValueError(f"prior values must have shape {(len(obs), actions)}, got {values.shape}")
     best = values.argmax(1)
     rel = values - values[np.arange(len(values)), best][:, None]
     # only the bot's own choice sits at 0 (ties broken as it does); illegal actions at -1
@@ -107,10 +139,13 @@ def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str, values: np.ndarra
 
 
 def policy_features(obs: np.ndarray, mask: np.ndarray | None = None, prior: str = "",
-                    prior_values: np.ndarray | None = None) -> np.ndarray:
+                    prior_values: np.ndarray | None = None, game: str = "redbeard") -> np.ndarray:
     """Observation [B, 542] (and the action mask [B, 69], needed with a prior) -> network
     input [B, 625] (see the module docstring). ``prior_values``: the prior bot's
-    ``action_values`` for these rows, if already computed."""
+    ``action_values`` for these rows, if already computed. Sortskæg (``game="sortskaeg"``):
+    observation [B, 671] -> [B, 721], the observation and the prior block."""
+    if check_game(game) == "sortskaeg":
+        return _sortskaeg_features(obs, mask, prior, prior_values)
     obs = np.asarray(obs, dtype=np.float32)
     out = np.zeros((len(obs), FEATURE_SIZE), dtype=np.float32)
     out[:, :OBS_SIZE] = obs
@@ -135,6 +170,19 @@ def policy_features(obs: np.ndarray, mask: np.ndarray | None = None, prior: str 
     return out
 
 
+def _sortskaeg_features(obs, mask, prior: str, prior_values) -> np.ndarray:
+    obs = np.asarray(obs, dtype=np.float32)
+    size = GAMES["sortskaeg"][0]
+    out = np.zeros((len(obs), size), dtype=np.float32)
+    out[:, :S_OBS_SIZE] = obs
+    if check_prior(prior, "sortskaeg"):
+        if mask is None:
+            raise ValueError(f"the {prior!r} prior needs the action mask")
+        if len(obs):
+            out[:, S_OBS_SIZE:] = prior_block(obs, mask, prior, prior_values)
+    return out
+
+
 def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
     layer = nn.Linear(n_in, n_out)
     nn.init.orthogonal_(layer.weight, gain)
@@ -146,11 +194,15 @@ class PolicyNet(nn.Module):
     """Shared torso with a policy head and a value head (CleanRL-style initialisation),
     plus the learned prior scales when ``prior`` is set."""
 
-    def __init__(self, obs_size: int = FEATURE_SIZE, hidden: tuple[int, ...] = (256, 256),
-                 num_actions: int = NUM_ACTIONS, prior: str = "", prior_scale: float = 2.0):
+    def __init__(self, obs_size: int | None = None, hidden: tuple[int, ...] = (256, 256),
+                 num_actions: int | None = None, prior: str = "", prior_scale: float = 2.0, game: str = "redbeard"):
         super().__init__()
+        self.game = check_game(game)
+        obs_size = GAMES[game][0] if obs_size is None else obs_size
+        num_actions = GAMES[game][1] if num_actions is None else num_actions
         self.obs_size, self.hidden, self.num_actions = obs_size, tuple(hidden), num_actions
-        self.prior = check_prior(prior)
+        self.prior_offset = obs_size - num_actions  # the prior block closes the features
+        self.prior = check_prior(prior, game)
         if self.prior:
             if not prior_scale > 0:
                 raise ValueError(f"prior_scale must be > 0, got {prior_scale}")
@@ -169,7 +221,7 @@ class PolicyNet(nn.Module):
         h = self.torso(obs)
         logits = self.policy(h)
         if self.prior:
-            rel = obs[:, PRIOR_OFFSET:]
+            rel = obs[:, self.prior_offset:]
             scale = self.prior_log_scale.exp()
             logits = logits + scale[0] * PRIOR_CLIP * rel + scale[1] * (rel >= 0).to(logits.dtype)
         logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
@@ -177,7 +229,7 @@ class PolicyNet(nn.Module):
 
     def features(self, obs: np.ndarray, mask: np.ndarray, prior_values: np.ndarray | None = None) -> np.ndarray:
         """This network's input for observations and masks (numpy, float32)."""
-        return policy_features(obs, mask, self.prior, prior_values)
+        return policy_features(obs, mask, self.prior, prior_values, self.game)
 
     def act(self, obs: torch.Tensor, mask: torch.Tensor, greedy: bool = False, generator=None):
         """Sample (or argmax) legal actions; returns actions, log-probs, values."""
@@ -201,13 +253,16 @@ def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 def prior_spec(prior: str) -> str:
     """The prior bot's full spec, every parameter spelled out (``heuristic:win_value=10.0,...``):
     a checkpoint's play depends on all of them, so it records them."""
-    if not check_prior(prior):
+    if not check_prior(prior, prior_game(prior)):
         return ""
     import inspect
 
-    from .heuristic import HeuristicAgent
+    if prior == "sortskaeg_heuristic":
+        from .sortskaeg.heuristic import SortskaegHeuristic as bot
+    else:
+        from .heuristic import HeuristicAgent as bot
 
-    params = inspect.signature(HeuristicAgent).parameters
+    params = inspect.signature(bot).parameters
     items = [f"{k}={p.default!r}" for k, p in params.items() if k not in ("rules", "seed")]
     return f"{prior}:" + ",".join(items)
 
@@ -216,10 +271,14 @@ def _digest(text: "str | bytes") -> str:
     return hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()[:16]
 
 
-def behaviour_identity(prior: str) -> dict[str, str]:
+def behaviour_identity(prior: str, game: str = "redbeard") -> dict[str, str]:
     """What a policy's play depends on besides its weights, as this code has it: the prior
-    bot's full spec, the hand-evaluation table (hash of its file) and the observation and
-    feature layout (hash of the blocks' names and places)."""
+    bot's full spec, the hand-evaluation table (hash of its file; Rödskägg only) and the
+    observation and feature layout (hash of the blocks' names and places)."""
+    if check_game(game) == "sortskaeg":
+        layout = ";".join(f"{name}:{sl.start}:{sl.stop}" for name, sl in sortskaeg_obs.OBS_SLICES.items())
+        return {"prior_spec": prior_spec(prior),
+                "obs_layout": _digest(f"sortskaeg|{layout}|features:{GAMES[game][0]}:prior:{S_NUM_ACTIONS}")}
     layout = ";".join(f"{name}:{sl.start}:{sl.stop}" for name, sl in OBS_SLICES.items())
     return {
         "prior_spec": prior_spec(prior),
@@ -234,9 +293,10 @@ def save_checkpoint(path: "str | Path", net: PolicyNet, *, rules=None, num_playe
     payload = {
         "format": FORMAT,
         "version": VERSION,
-        "features": "observation+handeval14+prior69",
+        "game": net.game,
+        "features": GAMES[net.game][3],
         "prior": net.prior,
-        "identity": behaviour_identity(net.prior),
+        "identity": behaviour_identity(net.prior, net.game),
         "obs_size": net.obs_size,
         "num_actions": net.num_actions,
         "hidden": list(net.hidden),
@@ -294,15 +354,19 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
     if payload.get("version") != VERSION:
         raise ValueError(f"{path} has checkpoint version {payload.get('version')}, this code reads {VERSION} "
                          f"(version 2 files do not record the prior bot, table and layout they were trained with)")
-    if payload.get("obs_size") != FEATURE_SIZE or payload.get("num_actions") != NUM_ACTIONS:
+    game = payload.get("game", "redbeard")  # files from before Sortskæg are Rödskägg's
+    if game not in GAMES:
+        raise ValueError(f"{path} is for an unknown game {game!r}; allowed: {', '.join(GAMES)}")
+    feature_size, num_actions, priors, _ = GAMES[game]
+    if payload.get("obs_size") != feature_size or payload.get("num_actions") != num_actions:
         raise ValueError(
             f"{path} was trained on observations of size {payload.get('obs_size')} / "
-            f"{payload.get('num_actions')} actions; this code feeds {FEATURE_SIZE} / {NUM_ACTIONS}"
+            f"{payload.get('num_actions')} actions; this code feeds {feature_size} / {num_actions}"
         )
     prior = payload.get("prior", "")
-    if prior not in PRIORS:
-        raise ValueError(f"{path} names an unknown prior {prior!r}; allowed: {PRIORS}")
-    recorded, current = payload.get("identity") or {}, behaviour_identity(prior)
+    if prior not in priors:
+        raise ValueError(f"{path} names an unknown prior {prior!r}; allowed: {priors}")
+    recorded, current = payload.get("identity") or {}, behaviour_identity(prior, game)
     differ = [k for k in current if recorded.get(k) != current[k]]
     if differ:
         what = "; ".join(f"{k}: trained with {recorded.get(k)!r}, this code has {current[k]!r}" for k in differ)
@@ -314,18 +378,18 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
             raise ValueError(f"{path}: tensor {name!r} holds non-finite values (NaN or inf)")
     try:
-        net = policy_from_weights(state, tuple(payload["hidden"]), prior)
+        net = policy_from_weights(state, tuple(payload["hidden"]), prior, game)
     except (RuntimeError, KeyError) as exc:
         raise ValueError(f"{path}: weights do not match the recorded architecture: {exc}") from exc
     return net.to(device).eval(), payload
 
 
-def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str) -> PolicyNet:
+def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str, game: str = "redbeard") -> PolicyNet:
     """A network with these weights, built without drawing from the global torch
     generator (its random initialisation is overwritten at once; drawing it would make a
     resumed training run diverge from an uninterrupted one)."""
     with torch.random.fork_rng(devices=[]):
-        net = PolicyNet(hidden=tuple(hidden), prior=prior)
+        net = PolicyNet(hidden=tuple(hidden), prior=prior, game=game)
     net.load_state_dict(state_dict)
     return net
 
@@ -336,6 +400,7 @@ class PPOAgent(Agent):
 
     def __init__(self, checkpoint: str, greedy: bool = True, seed: int = 0, device: str = "cpu"):
         self.net, self.meta = load_checkpoint(checkpoint, device)
+        self.game = self.net.game  # tournaments check it against theirs
         self.device = device
         self.greedy = greedy
         self.generator = torch.Generator(device=device).manual_seed(seed)

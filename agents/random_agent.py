@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from redbeard_env.cards import NUM_ACTIONS
+
 from .base import Agent, check_masks
 
 
 class RandomAgent(Agent):
     batched = True
+    num_actions = NUM_ACTIONS  # the action space's size (a subclass serves another game)
 
     def __init__(self, seed: int | None = None):
         self.seed = seed
@@ -18,7 +21,7 @@ class RandomAgent(Agent):
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        legal = check_masks(mask)
+        legal = check_masks(mask, self.num_actions)
         keys = self.rng.random(legal.shape)
         return np.where(legal, keys, -1.0).argmax(1)
 

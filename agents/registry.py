@@ -9,6 +9,8 @@ A spec is ``name`` or ``name:arg,key=value,...``::
     pimc                       determinised search over the heuristic (agents/pimc.py)
     pimc:samples=128,horizon=round
     ppo:runs/train/x/model.pt  a trained policy (agents/ppo.py registers "ppo")
+    sortskaeg_heuristic        Sortskæg's bots: sortskaeg_random, sortskaeg_heuristic,
+                               sortskaeg_pimc (agents/sortskaeg/)
 
 The part after ``:`` is a comma-separated list of ``key=value`` items; a bare item is the
 agent's first positional argument (``ppo:<checkpoint or name>``). Values are Python
@@ -38,6 +40,10 @@ LAZY_MODULES: dict[str, str] = {
     "pimc": "agents.pimc",
     "ppo": "agents.ppo:PPOAgent",  # the registry hook for trained policies
     "sb3": "agents.sb3_agent:MaskablePPOAgent",  # a saved sb3-contrib MaskablePPO model (sb3 extra)
+    # Sortskæg's bots (agents/sortskaeg/; ppo:<checkpoint> serves both games)
+    "sortskaeg_random": "agents.sortskaeg.random_agent",
+    "sortskaeg_heuristic": "agents.sortskaeg.heuristic",
+    "sortskaeg_pimc": "agents.sortskaeg.pimc",
 }
 
 

@@ -84,15 +84,18 @@ def parse_card(card: "str | int") -> int:
     return SUITS.index(text[1]) * NUM_RANKS + RANKS.index(text[0])
 
 
-def parse_cards(cards: Iterable["str | int"], what: str = "cards") -> list[int]:
-    """Parse a list of cards; a duplicate raises ``ValueError``."""
+def parse_cards(cards: Iterable["str | int"], what: str = "cards", *, parse=None, name=None) -> list[int]:
+    """Parse a list of cards; a duplicate raises ``ValueError``. ``parse`` and ``name``
+    (default: this deck's :func:`parse_card` and :func:`card_name`) read and print one
+    card, so another deck (``redbeard_env.sortskaeg.cards``) shares the list checks."""
+    parse, name = parse or parse_card, name or card_name
     if isinstance(cards, (str, bytes)):
         raise ValueError(f"{what} must be a list of cards, got the string {cards!r}")
-    ids = [parse_card(c) for c in cards]
+    ids = [parse(c) for c in cards]
     seen: set[int] = set()
     for c in ids:
         if c in seen:
-            raise ValueError(f"duplicate card {card_name(c)} in {what}")
+            raise ValueError(f"duplicate card {name(c)} in {what}")
         seen.add(c)
     return ids
 

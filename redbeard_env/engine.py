@@ -36,6 +36,8 @@ Events (``step``'s dict of numpy arrays, B = batch size, n = players)
     ``done`` bool [B]            the game ended in this step (won or truncated)
     ``truncated`` bool [B]       ... by ``max_rounds``
     ``winner`` int64 [B]         the winner's seat where ``done``, else -1 (-1 if truncated)
+    ``winners`` bool [B, n]      where ``done``: the seats that share the win (Rödskägg:
+                                 the winner alone; Sortskæg: everyone tied on top)
     ``final_score`` int64 [B, n] the final scores where ``done``
     ``score`` int64 [B, n]       scores after the step (a finished game: its final scores)
     ``rounds`` int64 [B]         rounds scored in the game where ``done``
@@ -44,6 +46,11 @@ Events (``step``'s dict of numpy arrays, B = batch size, n = players)
     ``round_bid`` int64 [B]      its bid level 0..6, 7 = Rödskägg
     ``round_tricks`` int64 [B, n]  tricks taken in the round
     Entries of slots that were not live before the step are meaningless.
+
+Games: the same interface serves both games of the family. :func:`make_engine` picks the
+game from the type of its ``Rules`` (:func:`game_of_rules`); :class:`GameInfo` tells
+tournaments and the trainer each game's sizes, presets and deck format. Sortskæg's
+engines and events: :mod:`redbeard_env.sortskaeg.engine`.
 
 Deals and randomness: a game's first K deals come from ``job.decks`` (``[K, 104]``: deck
 top first, then the order in which thrown-in cards are reshuffled), so both engines deal
@@ -55,6 +62,7 @@ engines differ: give enough decks (tournaments give ``min(max_rounds + 8, 96)``)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
@@ -64,7 +72,8 @@ from .observation import OBS_SIZE, encode, static_prefix
 from .rules import Rules
 from .vector import VectorEnv
 
-__all__ = ["Job", "BatchEngine", "ReferenceBatch", "VectorBatch", "ENGINES", "make_engine", "empty_events"]
+__all__ = ["Job", "BatchEngine", "ReferenceBatch", "VectorBatch", "ENGINES", "make_engine", "empty_events",
+           "GameInfo", "GAME_NAMES", "game_info", "game_of_rules"]
 
 
 @dataclass
@@ -93,6 +102,7 @@ def empty_events(B: int, n: int) -> dict:
         "done": np.zeros(B, bool),
         "truncated": np.zeros(B, bool),
         "winner": np.full(B, -1, np.int64),
+        "winners": np.zeros((B, n), bool),
         "final_score": np.zeros((B, n), np.int64),
         "score": np.zeros((B, n), np.int64),
         "rounds": np.zeros(B, np.int64),
@@ -176,6 +186,8 @@ class ReferenceBatch(BatchEngine):
                 ev["done"][b] = True
                 ev["truncated"][b] = g.truncated
                 ev["winner"][b] = -1 if g.winner is None else g.winner
+                if g.winner is not None:
+                    ev["winners"][b, g.winner] = True
                 ev["final_score"][b] = g.scores
                 ev["rounds"][b] = g.rounds_played
                 self.live[b] = False
@@ -230,6 +242,7 @@ class VectorBatch(BatchEngine):
         ev["done"] = done
         ev["truncated"] = truncated & live
         ev["winner"] = np.asarray(info["winner"], np.int64)
+        ev["winners"] = (ev["winner"][:, None] == np.arange(self.n)) & done[:, None]
         ev["final_score"] = np.asarray(info["final_score"], np.int64)
         ev["rounds"] = np.asarray(info["rounds"], np.int64)
         ev["score"] = np.where((terminated | truncated)[:, None], ev["final_score"], np.asarray(info["score"], np.int64))
@@ -240,13 +253,82 @@ class VectorBatch(BatchEngine):
 ENGINES = {"vector": VectorBatch, "reference": ReferenceBatch}
 
 
-def make_engine(name: str, rules: Rules, num_players: int, seed: int, record: bool = False) -> BatchEngine:
-    """The batch engine called ``name`` (``"vector"`` or ``"reference"``); ``record`` (the
-    reference engine only) keeps a game record of every job."""
+# ---------------------------------------------------------------------- games
+@dataclass(frozen=True)
+class GameInfo:
+    """What tournaments and training need to know about a game of the family."""
+
+    name: str  # "redbeard" | "sortskaeg"
+    rules_type: type
+    presets: dict  # preset name -> Rules
+    default_rules: str  # preset used when none is named
+    make_rules: Callable[..., Any]  # (preset or Rules, **overrides) -> Rules, ValueError when bad
+    check_num_players: Callable[[Any, Any], int]  # (count, rules) -> count, ValueError when bad
+    player_range: tuple[int, int]
+    num_actions: int
+    obs_size: int
+    deck_size: int  # cards in one deck row of Job.decks (Rödskägg: 52, then the reshuffle order)
+    deck_parts: int  # permutations per deck row: 2 (deck + reshuffle order) or 1
+    decks_per_game: Callable[[Any], int]  # decks a tournament fixes per game, from the rules
+    engines: Callable[[], dict]  # name -> BatchEngine class (imported on first use)
+    vector_env: Callable[[], type]  # the game's VectorEnv class (imported on first use)
+
+
+def _sortskaeg_engines() -> dict:
+    from .sortskaeg.engine import ENGINES as SORTSKAEG_ENGINES
+
+    return SORTSKAEG_ENGINES
+
+
+def _sortskaeg_vector_env() -> type:
+    from .sortskaeg.vector import VectorEnv as SortskaegVectorEnv
+
+    return SortskaegVectorEnv
+
+
+def _games() -> dict[str, GameInfo]:
+    from . import rules as redbeard_rules
+    from .sortskaeg import cards as s_cards, observation as s_obs, rules as s_rules
+
+    return {
+        "redbeard": GameInfo("redbeard", Rules, redbeard_rules.PRESETS, "classic", redbeard_rules.make_rules,
+                             redbeard_rules.check_num_players, (redbeard_rules.MIN_PLAYERS, redbeard_rules.MAX_PLAYERS),
+                             NUM_ACTIONS, OBS_SIZE, NUM_CARDS, 2, lambda r: min(r.max_rounds + 8, 96),
+                             lambda: ENGINES, lambda: VectorEnv),
+        "sortskaeg": GameInfo("sortskaeg", s_rules.Rules, s_rules.PRESETS, "sortskaeg", s_rules.make_rules,
+                              s_rules.check_num_players, (s_rules.MIN_PLAYERS, s_rules.MAX_PLAYERS),
+                              s_cards.NUM_ACTIONS, s_obs.OBS_SIZE, s_cards.NUM_CARDS, 1, lambda r: r.num_rounds,
+                              _sortskaeg_engines, _sortskaeg_vector_env),
+    }
+
+
+GAME_NAMES = ("redbeard", "sortskaeg")
+
+
+def game_info(game: str) -> GameInfo:
+    """The :class:`GameInfo` of ``"redbeard"`` (Rödskägg) or ``"sortskaeg"``."""
+    if game not in GAME_NAMES:
+        raise ValueError(f"game must be one of {', '.join(map(repr, GAME_NAMES))}, got {game!r}")
+    return _games()[game]
+
+
+def game_of_rules(rules: Any) -> GameInfo:
+    """The game a ``Rules`` value belongs to (each game has its own ``Rules`` type)."""
+    for info in _games().values():
+        if isinstance(rules, info.rules_type):
+            return info
+    raise ValueError(f"not the Rules of any game: {rules!r:.80}")
+
+
+def make_engine(name: str, rules: Any, num_players: int, seed: int, record: bool = False) -> BatchEngine:
+    """The batch engine called ``name`` (``"vector"`` or ``"reference"``) of the game whose
+    ``Rules`` these are (Rödskägg's or Sortskæg's); ``record`` (Rödskägg's reference engine
+    only) keeps a game record of every job."""
     if name not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {name!r}")
+    info = game_of_rules(rules)
     if record:
-        if name != "reference":
-            raise ValueError("game records are kept by the reference engine: use engine='reference' (or 'auto')")
+        if name != "reference" or info.name != "redbeard":
+            raise ValueError("game records are kept by Rödskägg's reference engine: use engine='reference' (or 'auto')")
         return ReferenceBatch(rules, num_players, seed, record=True)
-    return ENGINES[name](rules, num_players, seed)
+    return info.engines()[name](rules, num_players, seed)

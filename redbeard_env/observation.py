@@ -103,13 +103,20 @@ OBS_BLOCKS: dict[str, int] = {
     "voids": POSITIONS * 4,
     "call": POSITIONS * 10,
 }
-OBS_SLICES: dict[str, slice] = {}
-_offset = 0
-for _name, _size in OBS_BLOCKS.items():
-    OBS_SLICES[_name] = slice(_offset, _offset + _size)
-    _offset += _size
-OBS_SIZE = _offset
-OFF = {name: sl.start for name, sl in OBS_SLICES.items()}
+
+
+def block_layout(blocks: dict[str, int]) -> tuple[dict[str, slice], dict[str, int], int]:
+    """Named blocks laid end to end: ``(slices, offsets, size)`` (shared by every game's
+    observation, e.g. :mod:`redbeard_env.sortskaeg.observation`)."""
+    slices: dict[str, slice] = {}
+    offset = 0
+    for name, size in blocks.items():
+        slices[name] = slice(offset, offset + size)
+        offset += size
+    return slices, {name: sl.start for name, sl in slices.items()}, offset
+
+
+OBS_SLICES, OFF, OBS_SIZE = block_layout(OBS_BLOCKS)
 assert OBS_SIZE == 542, OBS_SIZE  # the documented layout; change both together
 OBS_LOW, OBS_HIGH = -10.0, 10.0
 

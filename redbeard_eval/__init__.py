@@ -39,12 +39,22 @@ contracts (Rödskägg counts as 6). A *join decision* is a join/fold answer; ``j
 joins / decisions; ``join_success`` = joins after which the player took at least one more
 trick / joins (a round cut short by an immediate win leaves its joins out).
 
+**Sortskæg** (``--game sortskaeg``, or ``--rules sortskaeg``): the same duplicate
+tournaments on Sortskæg's engines (:mod:`redbeard_env.sortskaeg.engine`) with its bots
+(``sortskaeg_random``, ``sortskaeg_heuristic``, ``sortskaeg_pimc``, ``ppo:sortskaeg_4p``);
+a deal sequence is one 42-card deck per deal. Ties on top share the win (each of k
+winners counts 1/k). Its metrics (:mod:`redbeard_eval.metrics_sortskaeg`): ``exact_rate``
+and ``exact_by_hand_size`` (rounds with tricks = bid), ``bid_error``, ``bid_bias``,
+``mean_bid``, the bid x tricks ``calibration`` over every round-seat, ``mean_final_score``;
+plots ``win_rates.png``, ``calibration.png``, ``exact_by_hand_size.png``. No round mode.
+
 Python API (what ``train.py`` calls)::
 
     from redbeard_eval import run_tournament
     res = run_tournament(["ppo:runs/x/policy.pt", "heuristic", "heuristic", "heuristic"],
                          rules="classic", players=4, games=400, seed=0, progress=False)
     res["agents"]["heuristic"]["win_rate"], res["agents"]["heuristic"]["win_rate_ci"]
+    run_tournament(["sortskaeg_heuristic", "sortskaeg_random"], game="sortskaeg", players=4, games=400)
 """
 
 from .deals import deal_sequence, deal_sequences, distinct_rotations, pooled_lineup, start_scores

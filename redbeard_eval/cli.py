@@ -13,13 +13,14 @@ from typing import Annotated, Literal, Optional, Sequence, Union
 import tyro
 
 from redbeard_env.rules import PRESETS, parse_overrides
+from redbeard_env.sortskaeg.rules import PRESETS as SORTSKAEG_PRESETS
 
 from .report import format_table
 from .tournament import play_tournament, prepare_tournament
 
 __all__ = ["EvalConfig", "parse_args", "main"]
 
-PresetName = Literal[tuple(PRESETS)]  # type: ignore[valid-type]
+PresetName = Literal[tuple(PRESETS) + tuple(SORTSKAEG_PRESETS)]  # type: ignore[valid-type]
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,13 @@ class EvalConfig:
 
     agents: Annotated[tuple[str, ...], tyro.conf.arg(metavar="SPEC [SPEC ...]")]
     """Agent specs, one per seat (heuristic, random, pimc:samples=64, ppo:classic_4p, ...); the last repeats."""
+    game: Optional[Literal["redbeard", "sortskaeg"]] = None
+    """The game: redbeard (Rödskägg) or sortskaeg (its Danish cousin, with sortskaeg_* bots and ppo:sortskaeg_4p);
+    None: the game of --rules. With --game sortskaeg and no --rules the sortskaeg preset is played."""
     rules: PresetName = "classic"
-    """Rules preset (change single fields with --set)."""
+    """Rules preset (change single fields with --set); Sortskæg's is sortskaeg."""
     players: Optional[int] = None
-    """Player count, 3..7; None: the number of --agents."""
+    """Player count, 3..7 (Sortskæg 2..6); None: the number of --agents."""
     games: int = 2000
     """Games (round mode: rounds) to play, at least 1; rounded up to whole deals (x distinct seatings)."""
     seed: int = 0
@@ -81,10 +85,13 @@ def parse_args(argv: Sequence[str] | None = None) -> EvalConfig:
 
 def main(argv: Sequence[str] | None = None) -> None:
     cfg = parse_args(argv)
+    args = sys.argv[1:] if argv is None else list(argv)
+    rules_given = any(a == "--rules" or a.startswith("--rules=") for a in args)
     try:
         tournament = prepare_tournament(
             cfg.agents,
-            rules=cfg.rules,
+            rules=cfg.rules if rules_given or cfg.game is None else None,  # None: the game's default preset
+            game=cfg.game,
             players=cfg.players,
             games=cfg.games,
             seed=cfg.seed,
@@ -105,5 +112,6 @@ def main(argv: Sequence[str] | None = None) -> None:
                               record=cfg.record)
     print(format_table(results))
     if cfg.out:
+        last_plot = "exact_by_hand_size.png" if tournament.game.name == "sortskaeg" else "contract_by_bid.png"
         print(f"wrote {cfg.out}/results.json, {'games' if cfg.mode == 'game' else 'rounds'}.csv"
-              + (", win_rates.png, calibration.png, contract_by_bid.png" if cfg.plots else ""))
+              + (f", win_rates.png, calibration.png, {last_plot}" if cfg.plots else ""))

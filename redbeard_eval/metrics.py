@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from redbeard_env.cards import REDBEARD_LEVEL
+from redbeard_env.cards import FOLD, JOIN, REDBEARD_LEVEL
+from redbeard_env.observation import OFF
 
 __all__ = ["LEVELS", "LEVEL_NAMES", "Records", "bootstrap_ci", "ratings", "summarise"]
 
@@ -18,7 +19,16 @@ LEVEL_NAMES = [str(k) for k in range(7)] + ["R"]
 
 @dataclass
 class Records:
-    """Everything measured in a tournament, per game-seat and per round."""
+    """Everything a Rödskägg tournament measures, per game-seat and per round.
+
+    The tournament loop (:func:`redbeard_eval.tournament.play_shard`) drives a game's
+    records through one small protocol, which Sortskæg's records
+    (:class:`redbeard_eval.metrics_sortskaeg.SortskaegRecords`) implement too:
+    ``begin(slots)`` before a shard's games, ``on_decisions(live, obs, actions, seat,
+    lineups)`` before each step, ``on_step(events, lineups, mode)`` after it,
+    ``won(events, slot, seat, mode)`` and ``seat_fields(slot, seat)`` for the rows of a
+    finished game, ``end()`` after the shard, ``merge(other)``, and
+    ``agent_metrics(spec, rows, mode)`` for :func:`summarise`."""
 
     num_players: int
     specs: list[str]
@@ -39,6 +49,102 @@ class Records:
         if level == REDBEARD_LEVEL:
             return tricks == 6
         return tricks == level if self.contract == "exact" else tricks >= level
+
+    # ------------------------------------------------------------ the tournament's protocol
+    def begin(self, slots: int) -> None:
+        n = self.num_players
+        self.pending_join = np.full((slots, n), -1, np.int64)  # tricks at a join, awaiting the round's end
+        self.slot_stats = [dict(declared=np.zeros(n, int), made=np.zeros(n, int), joins=np.zeros(n, int),
+                                join_decisions=np.zeros(n, int)) for _ in range(slots)]
+
+    def on_decisions(self, live: np.ndarray, obs: np.ndarray, actions: np.ndarray, seat: np.ndarray,
+                     lineups: np.ndarray) -> None:
+        """Join decisions: remember the tricks the player had when it answered."""
+        for b in live[(actions[live] == JOIN) | (actions[live] == FOLD)]:
+            s = seat[b]
+            spec = self.specs[lineups[b, s]]
+            self.joins[spec][0] += 1
+            self.slot_stats[b]["join_decisions"][s] += 1
+            if actions[b] == JOIN:
+                self.joins[spec][1] += 1
+                self.slot_stats[b]["joins"][s] += 1
+                self.pending_join[b, s] = int(round(obs[b, OFF["tricks"]] * 6))
+
+    def on_step(self, ev: dict, lineups: np.ndarray, mode: str) -> None:
+        """Scored rounds: join successes and the declarer's contract; in round mode a
+        scored round ends the job."""
+        for b in np.flatnonzero(ev["round_over"]):
+            d = int(ev["round_declarer"][b])
+            tricks = ev["round_tricks"][b]
+            for s in np.flatnonzero(self.pending_join[b] >= 0):
+                if tricks[s] > self.pending_join[b, s]:
+                    self.joins[self.specs[lineups[b, s]]][2] += 1
+            self.pending_join[b] = -1
+            if d >= 0:
+                level = int(ev["round_bid"][b])
+                t = int(tricks[d])
+                spec = self.specs[lineups[b, d]]
+                self.calib[spec][level, t] += 1
+                made = self.contract_made(level, t)
+                self.made[spec][level] += made
+                self.slot_stats[b]["declared"][d] += 1
+                self.slot_stats[b]["made"][d] += made
+            if mode == "round":
+                ev["done"][b] = True
+
+    def won(self, ev: dict, b: int, s: int, mode: str) -> int:
+        """1 for the game's winner (round mode without a winner: a player left on 0)."""
+        winner = int(ev["winner"][b])
+        return int(winner == s if (mode == "game" or winner >= 0) else ev["score"][b][s] == 0)
+
+    def seat_fields(self, b: int, s: int) -> dict:
+        st = self.slot_stats[b]
+        return {"declared": int(st["declared"][s]), "made": int(st["made"][s]),
+                "join_decisions": int(st["join_decisions"][s]), "joins": int(st["joins"][s])}
+
+    def end(self) -> None:
+        """After a shard: drop the per-slot state; plain dicts, so the records pickle back
+        from a worker."""
+        del self.pending_join, self.slot_stats
+        self.joins = dict(self.joins)
+
+    def merge(self, part: "Records") -> None:
+        self.seat_rows.extend(part.seat_rows)
+        self.round_rows.extend(part.round_rows)
+        for spec in self.specs:
+            self.calib[spec] += part.calib[spec]
+            self.made[spec] += part.made[spec]
+        for spec, counts in part.joins.items():
+            self.joins[spec] += counts
+
+    def agent_metrics(self, spec: str, rows: list[dict], mode: str) -> dict:
+        """The bid, contract and join metrics of one agent (SPEC §4)."""
+        calib = self.calib[spec]
+        contracts = calib.sum(1)
+        levels = np.arange(LEVELS)
+        bid_tricks = np.minimum(levels, 6)
+        diff = np.arange(7)[None, :] - bid_tricks[:, None]
+        total_contracts = int(contracts.sum())
+        dec, joins, succ = (int(x) for x in self.joins[spec])
+        res = {
+            "contracts": total_contracts,
+            "contract_rate": float(self.made[spec].sum() / total_contracts) if total_contracts else None,
+            "bid_error": float((calib * np.abs(diff)).sum() / total_contracts) if total_contracts else None,
+            "bid_bias": float((calib * diff).sum() / total_contracts) if total_contracts else None,
+            "join_decisions": dec,
+            "join_rate": joins / dec if dec else None,
+            "join_success": succ / joins if joins else None,
+            "mean_rounds": _mean([r["rounds"] for r in rows]),
+            "final_distance": _mean([abs(r["final_score"]) for r in rows]),
+            "truncated_rate": _mean([r["truncated"] for r in rows]),
+            "contracts_by_bid": {LEVEL_NAMES[k]: int(contracts[k]) for k in range(LEVELS)},
+            "made_by_bid": {LEVEL_NAMES[k]: int(self.made[spec][k]) for k in range(LEVELS)},
+            "calibration": calib.tolist(),
+        }
+        if mode == "round":
+            res["zero_rate"] = float(np.mean([r["won"] for r in rows])) if rows else 0.0
+            res["declare_rate"] = total_contracts / max(len(rows), 1)
+        return res
 
 
 def bootstrap_ci(wins: np.ndarray, games: np.ndarray, rng: np.random.Generator, reps: int = 1000) -> tuple[float, float]:
@@ -94,7 +200,10 @@ def _mean(x) -> float | None:
     return float(np.mean(x)) if len(x) else None
 
 
-def summarise(rec: Records, seed: int, mode: str) -> dict:
+def summarise(rec, seed: int, mode: str) -> dict:
+    """Per agent spec: games, wins, the win rate (a shared win counts its share) with a
+    95 % bootstrap CI over deals, parity and rating, then the game's own metrics
+    (``rec.agent_metrics``)."""
     n = rec.num_players
     rng = np.random.default_rng([seed, 29])
     out: dict[str, dict] = {}
@@ -108,38 +217,14 @@ def summarise(rec: Records, seed: int, mode: str) -> dict:
         for r in rows:
             wins_d[deal_index[r["deal"]]] += r["won"]
             games_d[deal_index[r["deal"]]] += 1
-        calib = rec.calib[spec]
-        contracts = calib.sum(1)
-        levels = np.arange(LEVELS)
-        bid_tricks = np.minimum(levels, 6)
-        diff = np.arange(7)[None, :] - bid_tricks[:, None]
-        total_contracts = int(contracts.sum())
-        dec, joins, succ = (int(x) for x in rec.joins[spec])
-        res = {
+        wins = sum(r["won"] for r in rows)
+        out[spec] = {
             "games": len(rows),
-            "wins": int(sum(r["won"] for r in rows)),
+            "wins": int(wins) if float(wins).is_integer() else float(wins),
             "win_rate": float(wins_d.sum() / max(games_d.sum(), 1)),
             "win_rate_ci": list(bootstrap_ci(wins_d, games_d, rng)),
             "parity": 1.0 / n,
             "rating": rated.get(spec),
-            "contracts": total_contracts,
-            "contract_rate": float(rec.made[spec].sum() / total_contracts) if total_contracts else None,
-            "bid_error": float((calib * np.abs(diff)).sum() / total_contracts) if total_contracts else None,
-            "bid_bias": float((calib * diff).sum() / total_contracts) if total_contracts else None,
-            "join_decisions": dec,
-            "join_rate": joins / dec if dec else None,
-            "join_success": succ / joins if joins else None,
-            "mean_rounds": _mean([r["rounds"] for r in rows]),
-            "final_distance": _mean([abs(r["final_score"]) for r in rows]),
-            "truncated_rate": _mean([r["truncated"] for r in rows]),
-            "contracts_by_bid": {LEVEL_NAMES[k]: int(contracts[k]) for k in range(LEVELS)},
-            "made_by_bid": {LEVEL_NAMES[k]: int(rec.made[spec][k]) for k in range(LEVELS)},
-            "calibration": calib.tolist(),
+            **rec.agent_metrics(spec, rows, mode),
         }
-        if mode == "round":
-            res["zero_rate"] = res["win_rate"]
-            res["declare_rate"] = total_contracts / max(len(rows), 1)
-        out[spec] = res
     return out
-
-

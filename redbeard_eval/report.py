@@ -9,12 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .metrics import Records
 
 __all__ = ["write_outputs", "format_table", "short_name"]
 
 
-def write_outputs(results: dict, rec: Records, out: Path) -> None:
+def write_outputs(results: dict, rec, out: Path) -> None:
     """``results.json`` and ``games.csv`` (round mode: ``rounds.csv``) in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "results.json", "w") as f:
@@ -42,32 +41,45 @@ def short_name(spec: str, width: int = 22) -> str:
     return spec if len(spec) <= width else "…" + spec[-(width - 1):]
 
 
+def _f(x, fmt: str) -> str:
+    return "-" if x is None else format(x, fmt)
+
+
+# Per game: the metric columns of the table after the shared ones (header, width, results key, format).
+COLUMNS = {
+    "redbeard": [("contract", 9, "contract_rate", ".3f"), ("bid_err", 8, "bid_error", ".2f"), ("bias", 7, "bid_bias", "+.2f"),
+                 ("join", 6, "join_rate", ".2f"), ("join_ok", 8, "join_success", ".2f"), ("rounds", 7, "mean_rounds", ".1f")],
+    "sortskaeg": [("exact", 7, "exact_rate", ".3f"), ("bid_err", 8, "bid_error", ".2f"), ("bias", 7, "bid_bias", "+.2f"),
+                  ("score", 8, "mean_final_score", ".1f")],
+}
+
+
 def format_table(results: dict) -> str:
-    """The results as the printed table: a header line, one row per agent, a timing line."""
+    """The results as the printed table: a header line, one row per agent, a timing line
+    (Sortskæg adds a line of exact-bid rates by hand size)."""
     agents = results["agents"]
     cfg = results["config"]
+    game = cfg.get("game", "redbeard")
+    columns = COLUMNS[game]
     head = (f"{'agent':<24}{'games':>7}{'win':>8}{'95% CI':>16}{'parity':>8}{'rating':>8}"
-            f"{'contract':>9}{'bid_err':>8}{'bias':>7}{'join':>6}{'join_ok':>8}{'rounds':>7}")
+            + "".join(f"{title:>{width}}" for title, width, _, _ in columns))
     lines = [f"{cfg['rules']} | {cfg['players']} players | {cfg['games']} {cfg['mode']}s "
              f"({cfg['deals']} deals x {len(cfg['rotations'])} seatings) | seed {cfg['seed']} | {cfg['engine']} engine",
              head, "-" * len(head)]
-
-    def f(x, fmt):
-        return "-" if x is None else format(x, fmt)
-
     for name, a in agents.items():
         ci = f"[{a['win_rate_ci'][0]:.3f}, {a['win_rate_ci'][1]:.3f}]"
         rating = a["rating"]["ordinal"] if a.get("rating") else None
         lines.append(
-            f"{short_name(name, 23):<24}{a['games']:>7}{a['win_rate']:>8.3f}{ci:>16}{a['parity']:>8.3f}{f(rating, '.1f'):>8}"
-            f"{f(a['contract_rate'], '.3f'):>9}{f(a['bid_error'], '.2f'):>8}{f(a['bid_bias'], '+.2f'):>7}"
-            f"{f(a['join_rate'], '.2f'):>6}{f(a['join_success'], '.2f'):>8}{f(a['mean_rounds'], '.1f'):>7}"
+            f"{short_name(name, 23):<24}{a['games']:>7}{a['win_rate']:>8.3f}{ci:>16}{a['parity']:>8.3f}{_f(rating, '.1f'):>8}"
+            + "".join(f"{_f(a.get(key), fmt):>{width}}" for _, width, key, fmt in columns)
         )
+    if game == "sortskaeg":
+        lines.append("exact bids by hand size 1..7: " + "; ".join(
+            f"{short_name(name, 16)} " + " ".join(_f(a["exact_by_hand_size"][str(h)], ".2f") for h in range(1, 8))
+            for name, a in agents.items()))
     t = results["timing"]
     rate_key = "games_per_second" if cfg["mode"] == "game" else "rounds_per_second"
     lines.append(f"{t['wall_seconds']:.1f} s, {t[rate_key]:.1f} {rate_key.replace('_', ' ')}, "
                  f"{t['decisions_per_second']:.0f} decisions/s; agent ms/decision: "
                  + ", ".join(f"{short_name(k, 16)} {v:.3f}" for k, v in t["agent_ms_per_decision"].items() if v is not None))
     return "\n".join(lines)
-
-

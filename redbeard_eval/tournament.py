@@ -18,10 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.registry import make_agent
-from redbeard_env.cards import FOLD, JOIN
-from redbeard_env.engine import ENGINES, BatchEngine, Job, make_engine
-from redbeard_env.observation import OFF
-from redbeard_env.rules import Rules, check_num_players, make_rules
+from redbeard_env.engine import ENGINES, GAME_NAMES, BatchEngine, GameInfo, Job, game_info, game_of_rules, make_engine
 
 from .deals import check_scores, deal_sequences, distinct_rotations, pooled_lineup, start_scores
 from .metrics import Records, summarise
@@ -33,11 +30,47 @@ __all__ = ["MODES", "Tournament", "prepare_tournament", "play_tournament", "run_
 MODES = ("game", "round")
 
 
+def resolve_game(rules: Any, game: str | None) -> tuple[GameInfo, Any]:
+    """The game and its rules argument. ``rules`` None: the game's default preset (Rödskägg's
+    ``classic`` without a ``game``); ``game`` None: the game of ``rules`` (a preset name
+    belongs to one game, a ``Rules`` value to its type); both given must agree."""
+    if game is not None:
+        info = game_info(game)
+        if rules is None:
+            return info, info.default_rules
+        if isinstance(rules, str) and rules not in info.presets:
+            raise ValueError(f"rules preset {rules!r} is not a {game} preset; allowed: {', '.join(map(repr, info.presets))}")
+        if not isinstance(rules, (str, dict)) and not isinstance(rules, info.rules_type):
+            raise ValueError(f"these rules are not {game}'s: {rules!r:.80}")
+        return info, rules
+    if rules is None:
+        return game_info("redbeard"), "classic"
+    if isinstance(rules, str):
+        for name in GAME_NAMES:
+            if rules in game_info(name).presets:
+                return game_info(name), rules
+        known = [p for name in GAME_NAMES for p in game_info(name).presets]
+        raise ValueError(f"unknown rules preset {rules!r}; allowed: {', '.join(map(repr, known))}")
+    if isinstance(rules, dict):
+        return game_info("redbeard"), rules
+    return game_of_rules(rules), rules
+
+
+def new_records(info: GameInfo, rules: Any, num_players: int, specs: list[str]):
+    """The game's records (:class:`~redbeard_eval.metrics.Records` protocol)."""
+    if info.name == "sortskaeg":
+        from .metrics_sortskaeg import SortskaegRecords
+
+        return SortskaegRecords(num_players, specs)
+    return Records(num_players, specs, rules.contract)
+
+
 @dataclass
 class Tournament:
     """A checked tournament, ready to play (made by :func:`prepare_tournament`)."""
 
-    rules: Rules
+    game: GameInfo
+    rules: Any  # the game's Rules
     rules_name: str  # the preset name, or "custom" for a Rules object
     overrides: dict
     num_players: int
@@ -82,12 +115,13 @@ def _check_count(name: str, value: Any, *, optional: bool = False) -> int | None
 
 def prepare_tournament(
     agent_specs: Sequence[Any],
-    rules: "str | Rules" = "classic",
+    rules: Any = None,
     players: int | None = None,
     games: int = 2000,
     seed: int = 0,
     overrides: dict | None = None,
     *,
+    game: str | None = None,
     mode: str = "game",
     scores: Any = None,
     score_range: tuple[int, int] = (1, 12),
@@ -108,12 +142,15 @@ def prepare_tournament(
     decks_per_game = _check_count("decks_per_game", decks_per_game, optional=True)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
-    rules_obj = make_rules(rules, **(overrides or {}))
+    info, rules = resolve_game(rules, game)
+    rules_obj = info.make_rules(rules, **(overrides or {}))
+    if mode == "round" and info.name != "redbeard":
+        raise ValueError(f"mode='round' is Rödskägg's (single rounds from given scores); {info.name} plays mode='game'")
     specs_in = list(agent_specs)
     if not specs_in:
         raise ValueError("at least one agent spec is needed")
     n = players if players is not None else len(specs_in)
-    n = check_num_players(n, rules_obj)
+    n = info.check_num_players(n, rules_obj)
     if len(specs_in) > n:
         raise ValueError(f"{len(specs_in)} agents for {n} players")
     if mode == "round":
@@ -129,8 +166,14 @@ def prepare_tournament(
         bot = make_agent(obj, seed=seed * 1000 + i, **(agent_kwargs or {})) if isinstance(obj, str) else obj
         if hasattr(bot, "reset"):
             bot.reset(seed * 1000 + i)
+        bot_game = getattr(bot, "game", "redbeard")
+        if bot_game != info.name:
+            raise ValueError(f"agent {key!r} plays {bot_game}, this tournament is {info.name} "
+                             f"(Sortskæg's bots: sortskaeg_random, sortskaeg_heuristic, sortskaeg_pimc, ppo:sortskaeg_4p)")
         bots.append(bot)
     rotations = distinct_rotations(lineup)
+    if record and info.name != "redbeard":
+        raise ValueError(f"game records exist for Rödskägg only, not {info.name}")
     if record and mode != "game":
         raise ValueError("game records are made of whole games: record needs mode='game'")
     if record and engine == "vector":
@@ -138,6 +181,7 @@ def prepare_tournament(
     if engine == "auto":
         engine = "vector" if all(hasattr(b, "act_batch") for b in bots) and not record else "reference"
     return Tournament(
+        game=info,
         rules=rules_obj,
         rules_name=rules if isinstance(rules, str) else "custom",
         overrides=overrides or {},
@@ -147,7 +191,7 @@ def prepare_tournament(
         bots=bots,
         rotations=rotations,
         num_deals=max(1, math.ceil(games / len(rotations))),
-        decks_per_game=decks_per_game or (4 if mode == "round" else min(rules_obj.max_rounds + 8, 96)),
+        decks_per_game=decks_per_game or (4 if mode == "round" else info.decks_per_game(rules_obj)),
         engine=make_engine(engine, rules_obj, n, seed).name,
         batch_size=batch_size or (4096 if engine == "vector" else 512),
         seed=int(seed),
@@ -155,7 +199,7 @@ def prepare_tournament(
         scores=scores,
         score_range=score_range,
         setup=dict(agent_specs=list(agent_specs), rules=rules, players=players, games=games, seed=seed,
-                   overrides=overrides, mode=mode, scores=scores, score_range=score_range, engine=engine,
+                   overrides=overrides, game=info.name, mode=mode, scores=scores, score_range=score_range, engine=engine,
                    batch_size=batch_size, decks_per_game=decks_per_game, agent_kwargs=agent_kwargs, record=record),
         record=record,
     )
@@ -163,12 +207,13 @@ def prepare_tournament(
 
 def run_tournament(
     agent_specs: Sequence[Any],
-    rules: "str | Rules" = "classic",
+    rules: Any = None,
     players: int | None = None,
     games: int = 2000,
     seed: int = 0,
     overrides: dict | None = None,
     *,
+    game: str | None = None,
     mode: str = "game",
     scores: Any = None,
     score_range: tuple[int, int] = (1, 12),
@@ -183,13 +228,15 @@ def run_tournament(
     """Play a duplicate tournament and return the results dict (also written to ``out``).
 
     ``agent_specs``: one spec (or agent object) per seat; fewer than ``players`` repeat the
-    last one. ``games`` >= 1: games (round mode: rounds), rounded up to whole deals.
+    last one. ``rules``: a preset name, a ``Rules`` or None (the game's default preset:
+    ``classic``, ``sortskaeg``). ``game``: ``"redbeard"`` or ``"sortskaeg"`` (None: the
+    game of ``rules``). ``games`` >= 1: games (round mode: rounds), rounded up to whole deals.
     ``mode``: ``game`` (full games) or ``round`` (single rounds from ``scores``: ``None`` =
     start scores, a list per seat, or ``"sample"``: uniform in ``score_range``).
     ``engine``: ``auto`` | ``vector`` | ``reference``. ``batch_size`` (>= 1): games played
     at once (default 4096 on the vector engine, 512 on the reference engine).
     ``decks_per_game``: deals fixed in advance per game. ``seed`` >= 0."""
-    tournament = prepare_tournament(agent_specs, rules, players, games, seed, overrides, mode=mode, scores=scores,
+    tournament = prepare_tournament(agent_specs, rules, players, games, seed, overrides, game=game, mode=mode, scores=scores,
                                     score_range=score_range, engine=engine, batch_size=batch_size,
                                     decks_per_game=decks_per_game, agent_kwargs=agent_kwargs)
     return play_tournament(tournament, out=out, plots=plots, progress=progress)
@@ -225,14 +272,14 @@ def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
         if hasattr(bot, "reset"):
             bot.reset(shard_seed(seed, shard, i))
     searched_before = np.array([getattr(b, "decisions", 0) for b in bots], np.int64)
-    rec = Records(n, unique, tr.rules.contract)
+    rec = new_records(tr.game, tr.rules, n, unique)
     decisions = 0
     agent_time = np.zeros(len(bots))
     agent_decisions = np.zeros(len(bots), np.int64)
     first = shard * tr.deals_per_shard * len(rotations)
     count = min(tr.deals_per_shard * len(rotations), tr.num_jobs - first)
     deal_of, rot_of = np.divmod(np.arange(first, first + count), len(rotations))
-    dealers, decks = deal_sequences(seed, deal_of, n, tr.decks_per_game)
+    dealers, decks = deal_sequences(seed, deal_of, n, tr.decks_per_game, tr.game.deck_size, tr.game.deck_parts)
     sc = start_scores(seed, deal_of, n, scores, score_range) if mode == "round" else None
     jobs = [Job(first + k, int(deal_of[k]), int(rot_of[k]), rotations[rot_of[k]], int(dealers[k]), decks[k],
                 None if sc is None else [int(x) for x in sc[k]]) for k in range(count)]
@@ -240,9 +287,7 @@ def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
     lineups = np.array([job.lineup for job in jobs])  # [B, n] agent index per seat
     for b, recorder in enumerate(getattr(backend, "recorders", [])):
         recorder.agents = [unique[a] for a in lineups[b]]
-    pending_join = np.full((count, n), -1, np.int64)  # tricks at a join, awaiting the round's end
-    slot_stats = [dict(declared=np.zeros(n, int), made=np.zeros(n, int), joins=np.zeros(n, int),
-                       join_decisions=np.zeros(n, int)) for _ in range(count)]
+    rec.begin(count)
     while backend.live.any():
         obs, mask, seat = backend.observe()
         live = np.flatnonzero(backend.live)
@@ -259,43 +304,14 @@ def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
             agent_decisions[a] += len(rows)
             actions[rows] = acts
         decisions += len(live)
-        # join decisions: remember the tricks the player had when it answered
-        jf = live[(actions[live] == JOIN) | (actions[live] == FOLD)]
-        for b in jf:
-            s = seat[b]
-            spec = unique[lineups[b, s]]
-            rec.joins[spec][0] += 1
-            slot_stats[b]["join_decisions"][s] += 1
-            if actions[b] == JOIN:
-                rec.joins[spec][1] += 1
-                slot_stats[b]["joins"][s] += 1
-                pending_join[b, s] = int(round(obs[b, OFF["tricks"]] * 6))
+        rec.on_decisions(live, obs, actions, seat, lineups)
         ev = backend.step(actions)
-        for b in np.flatnonzero(ev["round_over"]):
-            d = int(ev["round_declarer"][b])
-            tricks = ev["round_tricks"][b]
-            for s in np.flatnonzero(pending_join[b] >= 0):
-                if tricks[s] > pending_join[b, s]:
-                    rec.joins[unique[lineups[b, s]]][2] += 1
-            pending_join[b] = -1
-            if d >= 0:
-                level = int(ev["round_bid"][b])
-                t = int(tricks[d])
-                spec = unique[lineups[b, d]]
-                rec.calib[spec][level, t] += 1
-                made = rec.contract_made(level, t)
-                rec.made[spec][level] += made
-                slot_stats[b]["declared"][d] += 1
-                slot_stats[b]["made"][d] += made
-            if mode == "round":
-                ev["done"][b] = True
+        rec.on_step(ev, lineups, mode)  # in round mode a scored round ends the job
         finished = np.flatnonzero(ev["done"])
         for b in finished:
             job = jobs[b]
-            winner = int(ev["winner"][b])
             final = ev["score"][b]
             for s in range(n):
-                st = slot_stats[b]
                 rec.seat_rows.append(
                     {
                         "game": job.index,
@@ -303,14 +319,11 @@ def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
                         "rotation": job.rotation,
                         "seat": s,
                         "agent": unique[lineups[b, s]],
-                        "won": int(winner == s if (mode == "game" or winner >= 0) else final[s] == 0),
+                        "won": rec.won(ev, b, s, mode),
                         "final_score": int(final[s]),
                         "rounds": int(ev["rounds"][b]) if mode == "game" else 1,
                         "truncated": int(bool(ev["truncated"][b])),
-                        "declared": int(st["declared"][s]),
-                        "made": int(st["made"][s]),
-                        "join_decisions": int(st["join_decisions"][s]),
-                        "joins": int(st["joins"][s]),
+                        **rec.seat_fields(b, s),
                         "start_score": "" if job.scores is None else job.scores[s],
                     }
                 )
@@ -320,8 +333,8 @@ def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
             backend.release(finished)
             if on_games is not None:
                 on_games(len(finished))
+    rec.end()
     searched = np.array([getattr(b, "decisions", 0) for b in bots], np.int64) - searched_before
-    rec.joins = dict(rec.joins)  # plain, so the result pickles back from a worker
     return ShardResult(rec, decisions, agent_time, agent_decisions, searched, game_records)
 
 
@@ -338,16 +351,6 @@ def _shard_in_worker(setup: dict, shard: int) -> ShardResult:
 
 
 _WORKER_TOURNAMENT: dict = {}
-
-
-def _merge(records: Records, part: Records) -> None:
-    records.seat_rows.extend(part.seat_rows)
-    records.round_rows.extend(part.round_rows)
-    for spec in records.specs:
-        records.calib[spec] += part.calib[spec]
-        records.made[spec] += part.made[spec]
-    for spec, counts in part.joins.items():
-        records.joins[spec] += counts
 
 
 def _run_shards(tr: Tournament, backend: str, workers: int, ray_address: str | None, bar) -> list[ShardResult]:
@@ -426,15 +429,16 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
         from redbeard_env.records import append_records
 
         append_records(record, sorted((g for r in results_by_shard for g in r.records), key=lambda g: g["meta"]["game"]))
-    rec = Records(n, unique, tr.rules.contract)
+    rec = new_records(tr.game, tr.rules, n, unique)
     for part in results_by_shard:
-        _merge(rec, part.rec)
+        rec.merge(part.rec)
     decisions = sum(r.decisions for r in results_by_shard)
     agent_time = sum(r.agent_time for r in results_by_shard)
     agent_decisions = sum(r.agent_decisions for r in results_by_shard)
     searched = sum(r.searched for r in results_by_shard)
     results = {
         "config": {
+            "game": tr.game.name,
             "agents": tr.keys,
             "rules": tr.rules_name,
             "rules_fields": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(tr.rules).items()},

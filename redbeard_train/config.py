@@ -20,7 +20,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
-from redbeard_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, make_rules, parse_overrides
+from redbeard_env.engine import GAME_NAMES, game_info
+from redbeard_env.rules import parse_overrides
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 #: fields a resumed run may change: its budget and where this invocation stops
@@ -84,7 +85,8 @@ def _choice(*choices: str):
     return Annotated[Literal[choices], _flag("{" + ",".join(choices) + "}", str)]
 
 
-Prior = _choice("", "heuristic")
+Prior = _choice("", "heuristic", "sortskaeg_heuristic")
+Game = _choice(*GAME_NAMES)
 Reward = _choice("win", "shaped")
 Backend = _choice("local", "ray")
 
@@ -98,12 +100,14 @@ class Config:
     """Name of the run (the config file's name by default); prefixes the run directory."""
     seed: Count = 1
     """Seeds the engines, the opponent pool and torch."""
+    game: Game = "redbeard"
+    """The game: redbeard (Rödskägg) or sortskaeg (rules sortskaeg, prior and opponents sortskaeg_heuristic)."""
     rules: str = "classic"
-    """Rules preset: classic, fem_opp, raudskjegg or wikipedia."""
+    """Rules preset of the game: classic, fem_opp, raudskjegg or wikipedia; sortskaeg."""
     overrides: Overrides = field(default_factory=dict)
     """Rules fields changed on top of the preset, e.g. leader=trick_winner."""
     players: Counts = field(default_factory=lambda: [4])
-    """Player counts (3-7), one batch of games each."""
+    """Player counts (Rödskägg 3-7, Sortskæg 2-6), one batch of games each."""
     device: str = "cpu"
     """Torch device: cpu or cuda[:N]."""
     torch_threads: Count = 2
@@ -145,7 +149,8 @@ class Config:
     norm_adv: Flag = True
     """Normalise advantages per minibatch."""
     reward: Reward = "shaped"
-    """win: the env's terminal reward; shaped: plus shaping_coef x progress towards zero per round."""
+    """win: the env's terminal reward; shaped: plus shaping_coef x each round's progress (Rödskägg: towards zero;
+    Sortskæg: the round's points against the others' mean)."""
     shaping_coef: Number = 0.5
     """Weight of the shaped reward."""
     opponents: Texts = field(default_factory=lambda: ["heuristic"])
@@ -295,32 +300,41 @@ def check_config(cfg: Config) -> Config:
         _fail("hidden", cfg.hidden, "must be a non-empty list of layer widths >= 1")
     if cfg.device != "cpu" and not cfg.device.startswith("cuda"):
         _fail("device", cfg.device, "allowed: cpu, cuda or cuda:N")
-    if cfg.rules not in PRESETS:
-        _fail("rules", cfg.rules, f"allowed: {', '.join(PRESETS)}")
+    info = game_info(cfg.game)
+    if cfg.rules not in info.presets:
+        _fail("rules", cfg.rules, f"allowed for game {cfg.game!r}: {', '.join(info.presets)}")
     try:
-        make_rules(cfg.rules, **cfg.overrides)
+        info.make_rules(cfg.rules, **cfg.overrides)
     except ValueError as exc:
         _fail("overrides", cfg.overrides, str(exc))
     if not cfg.players:
         _fail("players", cfg.players, "must name at least one player count")
+    lo, hi = info.player_range
     for n in cfg.players:
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            _fail("players", cfg.players, f"each player count must be in {MIN_PLAYERS}..{MAX_PLAYERS}")
+        if not lo <= n <= hi:
+            _fail("players", cfg.players, f"each player count must be in {lo}..{hi}")
     if len(set(cfg.players)) != len(cfg.players):
         _fail("players", cfg.players, "each player count at most once")
+    from agents.ppo import GAMES as POLICY_GAMES
+
+    priors = POLICY_GAMES[cfg.game][2]
+    if cfg.prior not in priors:
+        _fail("prior", cfg.prior, f"allowed for game {cfg.game!r}: {', '.join(map(repr, priors))}")
     for spec in cfg.opponents:
-        check_opponent(spec)
+        check_opponent(spec, cfg.game)
     return cfg
 
 
-def check_opponent(spec: str) -> None:
-    """An opponent spec must build (a ppo: spec loads its checkpoint, safely)."""
+def check_opponent(spec: str, game: str = "redbeard") -> None:
+    """An opponent spec must build (a ppo: spec loads its checkpoint, safely) and play the game."""
     from agents.registry import make_agent
 
     try:
-        make_agent(spec, seed=0)
+        bot = make_agent(spec, seed=0)
     except ValueError as exc:
         _fail("opponents", spec, str(exc))
+    if getattr(bot, "game", "redbeard") != game:
+        _fail("opponents", spec, f"plays {getattr(bot, 'game', 'redbeard')}, the run trains {game}")
 
 
 # ---------------------------------------------------------------------- loading

@@ -17,7 +17,13 @@ Length
 Reward
     ``reward: win`` — the environment's terminal reward (winner +1, others −1/(n−1)).
     ``reward: shaped`` — plus ``shaping_coef`` × (|score| before − |score| after)/start_score
-    at every scored round: getting closer to zero pays.
+    at every scored round: getting closer to zero pays. Sortskæg (``game: sortskaeg``):
+    plus ``shaping_coef`` × (the round's points − the others' mean)/10.
+
+Games
+    ``game: redbeard`` (Rödskägg, the default) or ``sortskaeg``: the arenas play that game's
+    batch engine, the policy reads its observation (``agents/ppo.py``), opponents and the
+    evaluation bots are that game's (``heuristic`` / ``sortskaeg_heuristic``).
 
 Outputs (``runs/<exp_name>__<seed>__<time>/``)
     TensorBoard events (``charts/``, ``losses/``, ``eval/``, ``pool/``), ``config.yaml``,
@@ -145,15 +151,15 @@ def start_run(cfg: Config, device) -> Run:
     from agents.ppo import PolicyNet, load_checkpoint
 
     torch.manual_seed(cfg.seed)
-    net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, prior_scale=cfg.prior_scale).to(device)
+    net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, prior_scale=cfg.prior_scale, game=cfg.game).to(device)
     if cfg.init_from:
         try:
             init_net, _ = load_checkpoint(cfg.init_from)
         except ValueError as exc:
             raise ConfigError(f"config field 'init_from' = {cfg.init_from!r}: {exc}") from None
-        if tuple(init_net.hidden) != tuple(cfg.hidden) or init_net.prior != cfg.prior:
-            raise ConfigError(f"init_from {cfg.init_from!r} has hidden sizes {list(init_net.hidden)} and prior {init_net.prior!r}; "
-                              f"the config asks for {cfg.hidden} and {cfg.prior!r}")
+        if tuple(init_net.hidden) != tuple(cfg.hidden) or init_net.prior != cfg.prior or init_net.game != cfg.game:
+            raise ConfigError(f"init_from {cfg.init_from!r} has hidden sizes {list(init_net.hidden)}, prior {init_net.prior!r} "
+                              f"and game {init_net.game!r}; the config asks for {cfg.hidden}, {cfg.prior!r} and {cfg.game!r}")
         net.load_state_dict(init_net.state_dict())
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     workers = make_workers(cfg, net)
@@ -262,6 +268,9 @@ def log_update(run: Run, writer, batch: dict, returns: np.ndarray, losses: dict,
 
 
 # ====================================================================== evaluation
+EVAL_OPPONENT = {"redbeard": "heuristic", "sortskaeg": "sortskaeg_heuristic"}  # per game
+
+
 def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict | None:
     """Duplicate tournament of the current policy vs heuristic bots; logs eval/* and
     returns the tournament's results."""
@@ -271,13 +280,14 @@ def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict |
 
     n = cfg.players[0]
     spec = f"ppo:{policy_path}"
-    res = run_tournament([spec] + ["heuristic"] * (n - 1), rules=cfg.rules, players=n,
+    heuristic = EVAL_OPPONENT[cfg.game]
+    res = run_tournament([spec] + [heuristic] * (n - 1), rules=cfg.rules, players=n, game=cfg.game,
                          games=cfg.eval_games, seed=cfg.seed + 12345, overrides=cfg.overrides, progress=False)
     me = res["agents"][spec]
     writer.add_scalar("eval/win_rate_vs_heuristic", me["win_rate"], step)
     writer.add_scalar("eval/win_rate_vs_heuristic_ci_low", me["win_rate_ci"][0], step)
     writer.add_scalar("eval/win_rate_vs_heuristic_ci_high", me["win_rate_ci"][1], step)
-    for key in ("contract_rate", "bid_error", "join_success"):
+    for key in ("contract_rate", "bid_error", "join_success", "exact_rate"):
         if me.get(key) is not None:
             writer.add_scalar(f"eval/{key}", me[key], step)
     return res

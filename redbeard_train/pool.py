@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from redbeard_env.rules import Rules, make_rules
-from redbeard_env.vector import VectorEnv
+from redbeard_env.engine import game_info
 
 from .config import Config
 
@@ -51,9 +50,10 @@ def from_plain(value: Any) -> Any:
     return map_leaves(value, lambda v: v.numpy().copy() if isinstance(v, torch.Tensor) else v)
 
 
-def engine_state(venv: VectorEnv) -> dict:
-    """A batch engine mid-game as plain data: how it was built, its arrays, its plain
-    attributes and its generator. Tables derived from the rules are rebuilt on load."""
+def engine_state(venv: Any, game: str = "redbeard") -> dict:
+    """A batch engine (either game's ``VectorEnv``) mid-game as plain data: how it was
+    built, its arrays, its plain attributes and its generator. Tables derived from the
+    rules are rebuilt on load."""
     arrays, scalars = {}, {}
     for key, value in vars(venv).items():
         if isinstance(value, np.ndarray):
@@ -61,15 +61,17 @@ def engine_state(venv: VectorEnv) -> dict:
         elif isinstance(value, (bool, int, float, str)) or value is None:
             scalars[key] = value
     return {
-        "num_envs": venv.num_envs, "num_players": venv.num_players, "rules": dataclasses.asdict(venv.rules),
+        "game": game, "num_envs": venv.num_envs, "num_players": venv.num_players, "rules": dataclasses.asdict(venv.rules),
         "arrays": to_plain(arrays), "scalars": scalars, "rng": venv.rng.bit_generator.state,
     }
 
 
-def engine_from_state(state: dict) -> VectorEnv:
+def engine_from_state(state: dict) -> Any:
     """Rebuild an engine from :func:`engine_state`; it continues exactly."""
-    venv = VectorEnv(state["num_envs"], state["num_players"], rules=Rules(**state["rules"]),
-                     auto_reset=state["scalars"].get("auto_reset", True))
+    info = game_info(state.get("game", "redbeard"))  # states from before Sortskæg are Rödskägg's
+    rules = info.make_rules(info.rules_type(), **state["rules"])
+    venv = info.vector_env()(state["num_envs"], state["num_players"], rules=rules,
+                             auto_reset=state["scalars"].get("auto_reset", True))
     for key, value in state["arrays"].items():
         value = value.numpy()
         current = getattr(venv, key, None)
@@ -109,14 +111,18 @@ class Arena:
     learner's open transition chains."""
 
     ARRAYS = ("obs", "mask", "seat", "learner", "opponent", "last", "pending", "prev_distance")
+    SORTSKAEG_SHAPING_SCALE = 10.0  # round points per unit of shaped reward
 
-    def __init__(self, cfg: Config, num_players: int, num_envs: int, seed: int | None, venv: VectorEnv | None = None):
+    def __init__(self, cfg: Config, num_players: int, num_envs: int, seed: int | None, venv: Any = None):
         self.n = num_players
-        self.start_score = float(make_rules(cfg.rules, **cfg.overrides).start_score)
+        self.game = cfg.game
+        info = game_info(cfg.game)
+        rules = info.make_rules(cfg.rules, **cfg.overrides)
+        self.start_score = float(getattr(rules, "start_score", 0))  # Rödskägg's distance to zero
         if venv is not None:  # restored from a checkpoint: the arrays follow
             self.venv, self.B = venv, venv.num_envs
             return
-        self.venv = VectorEnv(num_envs=num_envs, num_players=num_players, rules=cfg.rules, seed=seed, **cfg.overrides)
+        self.venv = info.vector_env()(num_envs=num_envs, num_players=num_players, rules=rules, seed=seed)
         self.obs, self.mask, self.seat = self.venv.reset()
         B = self.B = num_envs
         self.learner = np.zeros((B, num_players), dtype=bool)
@@ -136,8 +142,22 @@ class Arena:
         self.learner[games, seats] = True
         self.learner[games[opp == 0]] = True  # self-play: every seat is the learner
 
+    def round_gain(self, info: dict, rounds: np.ndarray) -> np.ndarray:
+        """float32 [len(rounds), n]: each seat's progress in the rounds just scored (the
+        ``shaped`` reward before ``shaping_coef``). Rödskägg: the distance to zero gained,
+        / start_score. Sortskæg: the round's points minus the others' mean, / 10."""
+        if self.game == "sortskaeg":
+            delta = info["round_delta"][rounds].astype(np.float32)
+            others = (delta.sum(1, keepdims=True) - delta) / max(self.n - 1, 1)
+            return (delta - others) / self.SORTSKAEG_SHAPING_SCALE
+        dist = np.abs(info["round_score"][rounds] if "round_score" in info else info["score"][rounds]).astype(np.float32)
+        gain = (self.prev_distance[rounds] - dist) / self.start_score
+        self.prev_distance[rounds] = dist
+        return gain
+
     def state(self) -> dict:
-        return {"n": self.n, "venv": engine_state(self.venv), **to_plain({k: getattr(self, k) for k in self.ARRAYS})}
+        return {"n": self.n, "venv": engine_state(self.venv, self.game),
+                **to_plain({k: getattr(self, k) for k in self.ARRAYS})}
 
     @classmethod
     def from_state(cls, cfg: Config, state: dict) -> "Arena":
@@ -209,7 +229,7 @@ class Pool:
             if idx in self.snapshots:
                 from agents.ppo import policy_from_weights
 
-                net = policy_from_weights(self.snapshots[idx], tuple(self.cfg.hidden), self.cfg.prior)
+                net = policy_from_weights(self.snapshots[idx], tuple(self.cfg.hidden), self.cfg.prior, self.cfg.game)
                 self.agents[idx] = net.to(device).eval()
             else:
                 from agents.registry import make_agent

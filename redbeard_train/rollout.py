@@ -23,8 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from redbeard_env.cards import NUM_ACTIONS
-
 from .buffer import Buffer
 from .config import Config
 from .pool import Arena, Pool, from_plain, generator_states, map_leaves, set_generator_states, to_plain
@@ -49,7 +47,7 @@ class RolloutWorker:
         self.cfg, self.index = cfg, index
         if net is None:
             with torch.random.fork_rng(devices=[]):  # weights arrive with every rollout
-                net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior)
+                net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, game=cfg.game)
         self.net = net
         self.device = next(net.parameters()).device
         self.prior_bot = prior_agent(cfg.prior) if cfg.prior else None
@@ -106,7 +104,7 @@ class RolloutWorker:
         opp_rows = np.flatnonzero(~acting_learner)
         # One call of the prior bot serves the learner's prior, the frozen snapshots'
         # priors and the opponents that are that bot.
-        values = np.zeros((arena.B, NUM_ACTIONS))
+        values = np.zeros((arena.B, net.num_actions))
         if self.prior_bot is not None:
             shared = np.sort(np.concatenate([lrn, opp_rows[uses_prior[arena.opponent[opp_rows]]]]))
             if len(shared):
@@ -148,19 +146,18 @@ class RolloutWorker:
         if cfg.reward == "shaped":
             rounds = np.flatnonzero(info["round_over"])
             if len(rounds):
-                dist = np.abs(info["round_score"][rounds] if "round_score" in info else info["score"][rounds]).astype(np.float32)
-                gain = (arena.prev_distance[rounds] - dist) / arena.start_score
+                gain = arena.round_gain(info, rounds)
                 arena.pending[rounds] += np.where(arena.learner[rounds], cfg.shaping_coef * gain, 0.0)
-                arena.prev_distance[rounds] = dist
         done = np.flatnonzero(terminated | truncated)
         if len(done):
             g_idx, s_idx = np.nonzero(arena.last[done] >= 0)
             buf.finish(arena.last[done][g_idx, s_idx], arena.pending[done][g_idx, s_idx])
             arena.last[done] = -1
             arena.pending[done] = 0.0
-            winner = info["winner"][done]
+            # the seats that won (Sortskæg: all tied on top; a shared win counts as won)
+            won_seats = info["winners"][done] if "winners" in info else info["winner"][done][:, None] == np.arange(arena.n)
             not_self = arena.opponent[done] != 0
-            learner_won = arena.learner[done, np.maximum(winner, 0)] & (winner >= 0)
+            learner_won = (arena.learner[done] & won_seats).any(1)
             opponents, won = arena.opponent[done][not_self], learner_won[not_self]
             self.pool.record(opponents, won)  # this rollout's later draws see it at once
             self.records.append((opponents, won))

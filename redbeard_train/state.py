@@ -53,9 +53,9 @@ def save_run(run) -> None:
 
 
 def _rules(cfg: Config):
-    from redbeard_env.rules import make_rules
+    from redbeard_env.engine import game_info
 
-    return make_rules(cfg.rules, **cfg.overrides)
+    return game_info(cfg.game).make_rules(cfg.rules, **cfg.overrides)
 
 
 def load_payload(path: Path) -> dict:
@@ -94,7 +94,7 @@ def resume_run(run_dir: Path, asked: Config, device):
     cfg = resume_changes(saved, asked)
     if cfg != saved:  # a longer budget: the run directory's config says so
         (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
-    net = policy_from_weights(payload["net"], tuple(cfg.hidden), cfg.prior).to(device)
+    net = policy_from_weights(payload["net"], tuple(cfg.hidden), cfg.prior, cfg.game).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     optimizer.load_state_dict(payload["optimizer"])
     torch.set_rng_state(payload["torch_rng"])

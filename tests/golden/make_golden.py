@@ -5,7 +5,7 @@
     python tests/golden/make_golden.py --redo     # all of them (after a deliberate change)
 
 Positions come from games of heuristic and random bots at the bot's own table (its
-checkpoint's rules and player count), all phases, and are stored as they are
+checkpoint's game, rules and player count), all phases, and are stored as they are
 (``<name>_positions.npz``), so the check does not depend on the engine or the bots that
 produced them.
 """
@@ -22,13 +22,18 @@ HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "ppo_decisions.json"
 
 
-def record_positions(rules: dict, num_players: int, seed: int = 0, steps: int = 160, keep: int = 600):
-    from agents.registry import make_agent
-    from redbeard_env.rules import Rules
-    from redbeard_env.vector import VectorEnv
+BOTS = {"redbeard": ("heuristic", "random"), "sortskaeg": ("sortskaeg_heuristic", "sortskaeg_random")}
 
-    venv = VectorEnv(num_envs=32, num_players=num_players, rules=Rules(**rules), seed=seed)
-    bots = [make_agent("heuristic"), make_agent("random", seed=seed)]
+
+def record_positions(rules: dict, num_players: int, seed: int = 0, steps: int = 160, keep: int = 600,
+                     game: str = "redbeard"):
+    from agents.registry import make_agent
+    from redbeard_env.engine import game_info
+
+    info = game_info(game)
+    venv = info.vector_env()(num_envs=32, num_players=num_players, rules=info.make_rules(info.rules_type(), **rules),
+                             seed=seed)
+    bots = [make_agent(BOTS[game][0]), make_agent(BOTS[game][1], seed=seed)]
     rng = np.random.default_rng(seed)
     obs, mask, _ = venv.reset()
     seen_obs, seen_mask = [], []
@@ -73,7 +78,7 @@ def main() -> None:
         if name in golden and not args.redo:
             continue
         payload = torch.load(path, weights_only=True)
-        obs, mask = record_positions(payload["rules"], payload["num_players"] or 4)
+        obs, mask = record_positions(payload["rules"], payload["num_players"] or 4, game=payload.get("game", "redbeard"))
         np.savez_compressed(HERE / f"{name}_positions.npz", obs=obs, mask=mask)
         actions, margins = greedy_decisions(f"ppo:{name}", obs, mask)
         golden[name] = {"positions": f"{name}_positions.npz", "actions": actions.tolist(),

@@ -1,0 +1,223 @@
+"""``sortskaeg_pimc``: determinised search (perfect-information Monte Carlo) over the heuristic.
+
+At each bid and card play with more than one legal action (discards are left to the
+rollout bot):
+
+1. **Sample** ``samples`` deals of the hidden cards consistent with everything the player
+   has seen: its hand, the cards played (finished tricks and the current one), each
+   player's hand size, the voids shown by not following, and under ``deal = carry`` the
+   cards each player took back after the last round (a player's hand is among them) or
+   the game's cards (the ascending rounds are dealt from them). Cards are dealt uniformly
+   subject to those constraints, the most constrained players first.
+2. **Play out** every (sample, candidate action) pair to the end of the round on the batch
+   engine (:class:`redbeard_env.sortskaeg.vector.VectorEnv`, worlds loaded as arrays with
+   ``stop_at_round_end``): the candidate first, then the rollout bot
+   (``sortskaeg_heuristic``) in every seat. Seats are the searching player's relative
+   positions (it is seat 0). Rödskägg's ``pimc`` rebuilds its worlds from Rödskägg's
+   state and observation, so this search is Sortskæg's own; both play out on their
+   game's batch engine, never on a copy of the rules.
+3. **Choose** the action with the best mean value over the samples (common random
+   numbers: every candidate sees the same samples). A playout is worth the player's
+   points for the round minus ``spite`` times the mean of the others' points (the game
+   is won on the highest total).
+
+Cost per decision: about ``samples x legal actions x`` (remaining decisions of the round)
+rollout decisions, played in chunks of at most ``max_worlds`` worlds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from redbeard_env.sortskaeg.cards import CARD_COLOUR, NUM_ACTIONS, NUM_CARDS, NO_COLOUR, YELLOW
+from redbeard_env.sortskaeg.observation import RULE_SCALE, ROUND_SCALE
+from redbeard_env.sortskaeg.rules import Rules, make_rules
+from redbeard_env.sortskaeg.vector import BID, PLAY, VectorEnv
+
+from ..base import Agent, check_masks
+from ..registry import make_agent, register
+from .decode import PHASE, SObs, decode_batch
+
+
+def rules_from_obs(v: SObs, row: int) -> Rules:
+    """The rules a row's observation shows. The observation does not list ``hand_sizes``;
+    a playout ends with the round, so every round gets the current round's size."""
+    f = v.rules_fields[row]
+    rounds = max(int(np.rint(f[7] * ROUND_SCALE)), int(v.round[row]) + 1)
+    size = max(int(v.hand_size[row]), 1)
+    return make_rules("sortskaeg", hand_sizes=(size,) * rounds, deal="carry" if f[1] > 0.5 else "fresh",
+                      dealer_hook=bool(f[2] > 0.5), exact_first=int(np.rint(f[3] * RULE_SCALE)),
+                      exact_each=int(np.rint(f[4] * RULE_SCALE)), zero_bid=int(np.rint(f[5] * RULE_SCALE)),
+                      miss_each=int(np.rint(f[6] * RULE_SCALE)))
+
+
+def hidden_hands(v: SObs, rows: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:
+    """bool [len(rows), samples, P, 42]: sampled hands of the other positions (position 0,
+    the observer, holds its own hand), consistent with the observation."""
+    P = v.bid.shape[1]
+    m = len(rows)
+    n = v.num_players[rows]
+    h = v.hand_size[rows]
+    playing = v.phase[rows] == PHASE["play"]
+    left = np.where(playing, h - v.tricks[rows].sum(1), h)
+    hold = np.where(np.arange(P)[None, :] < n[:, None], left[:, None] - (v.trick_played[rows] & playing[:, None]), 0)
+    hold[:, 0] = 0
+    known = v.hand[rows] | v.played[rows] | v.trick[rows]
+    game_set = v.carry[rows, None] & v.seen_game[rows].any(1)[:, None]
+    universe = np.where(game_set, v.seen_game[rows], True) & ~known
+    took = v.took_back[rows]
+    took_any = took.any(2)
+    # per position: where its cards may be (its took-back cards under carry, minus its voids)
+    allowed = np.where(took_any[:, :, None], took, universe[:, None, :]) & ~known[:, None, :]
+    void_cards = v.voids[rows][:, :, np.maximum(CARD_COLOUR, 0)] & (CARD_COLOUR >= 0)[None, None, :]
+    allowed &= ~void_cards
+    # the most constrained first: fewest places for its cards; positions holding nothing last
+    order = np.argsort(allowed.sum(2) - hold + np.where(hold > 0, 0, 10**6), axis=1, kind="stable")
+    out = np.zeros((m, samples, P, NUM_CARDS), bool)
+    available = np.broadcast_to(universe[:, None, :] | (took.any(1) & ~known)[:, None, :], (m, samples, NUM_CARDS)).copy()
+    ar = np.arange(m)
+    for r in range(P):
+        p = order[:, r]
+        k = hold[ar, p]
+        if not k.any():
+            continue
+        ok = available & allowed[ar, p][:, None, :]
+        short = ok.sum(2) < k[:, None]
+        ok = np.where(short[:, :, None], available, ok)  # contradictory information: any card left
+        keys = np.where(ok, rng.random(ok.shape), np.inf)
+        rank = keys.argsort(2).argsort(2)
+        chosen = ok & (rank < k[:, None, None])
+        out[ar, :, p] = chosen
+        available &= ~chosen
+    return out
+
+
+def trick_seats(v: SObs, row: int) -> dict[int, int]:
+    """Position -> card of the current trick (the observation shows the cards and who
+    played; the leader gets a card of the led colour or the led joker, the winning
+    position the winning card, the others the rest: what decides the trick is kept)."""
+    cards = [int(c) for c in np.flatnonzero(v.trick[row])]
+    if not cards:
+        return {}
+    n = int(v.num_players[row])
+    lead, win = int(v.leader[row]), int(v.winning[row])
+    played = [(lead + k) % n for k in range(len(cards))]
+    led = int(v.led[row])
+    if led == NO_COLOUR:  # a joker was led: the leader holds it and wins
+        lead_card = next(c for c in cards if CARD_COLOUR[c] == NO_COLOUR)
+        win_card = lead_card
+    else:
+        yellow = [c for c in cards if CARD_COLOUR[c] == YELLOW]
+        win_card = max(yellow) if yellow else max(c for c in cards if CARD_COLOUR[c] == led)
+        lead_card = win_card if win == lead else min(c for c in cards if CARD_COLOUR[c] == led and c != win_card)
+    out = {lead: lead_card, win: win_card}
+    rest = [c for c in cards if c not in out.values()]
+    for pos in played:
+        if pos not in out:
+            out[pos] = rest.pop()
+    return out
+
+
+class SortskaegPIMC(Agent):
+    """See the module docstring."""
+
+    batched = True
+    game = "sortskaeg"
+
+    def __init__(self, samples: int = 16, rollout: str = "sortskaeg_heuristic", spite: float = 0.5,
+                 max_worlds: int = 4096, seed: int | None = None):
+        if samples < 1 or max_worlds < 1:
+            raise ValueError(f"samples and max_worlds must be >= 1, got {samples}, {max_worlds}")
+        self.samples, self.spite, self.max_worlds = int(samples), float(spite), int(max_worlds)
+        self.rollout = make_agent(rollout, seed=seed)
+        if getattr(self.rollout, "game", "") != "sortskaeg":
+            raise ValueError(f"the rollout bot must play Sortskæg, got {rollout!r}")
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.decisions = 0  # decisions searched (tournaments report ms per searched decision)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(self.seed if seed is None else seed)
+        if hasattr(self.rollout, "reset"):
+            self.rollout.reset(seed)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        legal = check_masks(mask, NUM_ACTIONS)
+        actions = np.asarray(self.rollout.act_batch(obs, mask), dtype=np.int64)
+        v = decode_batch(obs)
+        search = np.flatnonzero(np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1))
+        if len(search) == 0:
+            return actions
+        self.decisions += len(search)
+        # one engine per rules seen (a tournament has one)
+        groups: dict = {}
+        for r in search:
+            key = (int(v.num_players[r]), rules_from_obs(v, r))
+            groups.setdefault(key, []).append(r)
+        for (n, rules), rows in groups.items():
+            rows = np.array(rows)
+            per_row = self.samples * legal[rows].sum(1)
+            start = 0
+            while start < len(rows):  # chunks of at most max_worlds worlds (at least one row)
+                end = start + max(1, int(np.searchsorted(np.cumsum(per_row[start:]), self.max_worlds, side="right")))
+                chunk = rows[start:end]
+                actions[chunk] = self._search(v, legal, chunk, n, rules)
+                start = end
+        return actions
+
+    def _search(self, v: SObs, legal: np.ndarray, rows: np.ndarray, n: int, rules: Rules) -> np.ndarray:
+        S = self.samples
+        hands = hidden_hands(v, rows, S, self.rng)  # [m, S, P, 42]
+        hands[:, :, 0] = v.hand[rows][:, None, :]
+        cand = [np.flatnonzero(legal[r]) for r in rows]
+        # world w: row index, sample, candidate
+        row_of, sample_of, action_of = [], [], []
+        for i, c in enumerate(cand):
+            row_of.append(np.repeat(i, S * len(c)))
+            sample_of.append(np.tile(np.arange(S), len(c)))
+            action_of.append(np.repeat(c, S))
+        row_of, sample_of, action_of = (np.concatenate(x) for x in (row_of, sample_of, action_of))
+        W = len(row_of)
+        venv = VectorEnv(W, n, rules=rules, seed=int(self.rng.integers(2**31)), auto_reset=False)
+        self._load_worlds(venv, v, rows, row_of, hands[row_of, sample_of][:, :n])
+        value = np.zeros(W)
+        actions = action_of
+        while True:
+            obs, mask, seat, _, _, _, info = venv.step(actions)
+            over = info["round_over"]
+            if over.any():
+                delta = info["round_delta"][over].astype(float)
+                value[over] = delta[:, 0] - self.spite * delta[:, 1:].mean(1)
+            live = np.flatnonzero(~venv.halted)
+            if len(live) == 0:
+                break
+            actions = np.zeros(W, np.int64)
+            actions[live] = self.rollout.act_batch(obs[live], mask[live])
+        best = np.empty(len(rows), np.int64)
+        for i, c in enumerate(cand):
+            means = value[row_of == i].reshape(len(c), S).mean(1)
+            best[i] = c[int(means.argmax())]
+        return best
+
+    @staticmethod
+    def _load_worlds(venv: VectorEnv, v: SObs, rows: np.ndarray, row_of: np.ndarray, hands: np.ndarray):
+        """Load the sampled worlds (position = seat: the searcher is seat 0 and acts; each
+        world halts at its round's end)."""
+        n = venv.num_players
+        src = rows[row_of]
+        rnd = v.round[src]
+        phase = np.where(v.phase[src] == PHASE["bid"], BID, PLAY)
+        trick_card = np.full((len(src), n), -1, np.int64)
+        for i, r in enumerate(rows):
+            for pos, card in trick_seats(v, r).items():
+                trick_card[row_of == i, pos] = card
+        return venv.load_arrays(dict(
+            hands=hands, phase=phase, round=rnd, dealer=v.dealer[src], first_dealer=(v.dealer[src] - rnd) % n,
+            to_act=np.zeros(len(src), np.int64), leader=np.where(phase == PLAY, v.leader[src], -1),
+            scores=np.rint(v.score[src, :n]).astype(np.int64), bids=v.bid[src, :n], tricks=v.tricks[src, :n],
+            trick_card=trick_card, trick_len=v.trick[src].sum(1), led=v.led[src], played=v.played[src],
+            voids=v.voids[src, :n], game_cards=v.seen_game[src], seen_game=v.seen_game[src],
+            took_back=v.took_back[src, :n]), stop_at_round_end=True)
+
+
+register("sortskaeg_pimc", SortskaegPIMC)

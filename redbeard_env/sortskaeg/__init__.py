@@ -1,0 +1,37 @@
+"""Sortskæg (seed 003, SPEC §6): the Danish cousin of Rödskägg — exact bids over 13 rounds
+of 7, 6 … 1 … 6, 7 cards, yellow trumps, a led joker wins.
+
+Same parts as Rödskägg: :mod:`~.rules` (``Rules``, the ``sortskaeg`` preset), the
+reference engine :mod:`~.game`, the observation :mod:`~.observation`, the AEC env
+:mod:`~.env` (``env``/``raw_env``) and the batch engine :mod:`~.vector` (``VectorEnv``).
+"""
+
+from .cards import NUM_ACTIONS, NUM_CARDS, action_id, action_name, card_name, parse_card
+from .env import env, raw_env
+from .observation import OBS_BLOCKS, OBS_SIZE
+from .rules import PRESETS, Rules, make_rules
+
+__all__ = [
+    "env",
+    "raw_env",
+    "VectorEnv",
+    "Rules",
+    "PRESETS",
+    "make_rules",
+    "action_id",
+    "action_name",
+    "card_name",
+    "parse_card",
+    "NUM_ACTIONS",
+    "NUM_CARDS",
+    "OBS_SIZE",
+    "OBS_BLOCKS",
+]
+
+
+def __getattr__(name):
+    if name == "VectorEnv":  # imported on first use: the AEC env does not need the batch engine
+        from .vector import VectorEnv
+
+        return VectorEnv
+    raise AttributeError(name)

@@ -1,0 +1,137 @@
+"""Sortskæg's cards, the trick winner and the action ids (SPEC §6.1, §6.2, §6.4).
+
+42 cards: four colours red, green, blue, yellow (``R G B Y``) with values 1..10 (10
+high), and two jokers. Card id = ``colour * 10 + (value - 1)`` for 0..39, so within a
+colour a higher id is a higher card; 40 and 41 are the jokers. As text: the colour
+letter and the value (``R7``, ``Y10``), jokers ``J1`` and ``J2``.
+
+Yellow is trumps; a joker wins only when it is led (:func:`trick_winner`).
+
+The 50 action ids:
+
+=======  ==========================================================  ======================
+ids      meaning                                                     name
+=======  ==========================================================  ======================
+0–41     play the card with that id (``discard`` phase: discard it)  ``play:Y10``, ``discard:R2``
+42–49    bid 0..7                                                    ``bid:0`` … ``bid:7``
+=======  ==========================================================  ======================
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..cards import parse_cards as _parse_card_list
+
+NUM_COLOURS = 4
+NUM_VALUES = 10
+NUM_JOKERS = 2
+NUM_CARDS = NUM_COLOURS * NUM_VALUES + NUM_JOKERS  # 42
+COLOURS = "RGBY"
+COLOUR_NAMES = ("red", "green", "blue", "yellow")
+YELLOW = COLOURS.index("Y")  # the trump colour ("gulddukat")
+JOKERS = (40, 41)
+NO_COLOUR = -1  # a joker's colour; also "no led colour" (no trick yet, or a joker was led)
+
+BID0 = NUM_CARDS  # bid k is BID0 + k for k = 0..7
+MAX_BID = 7
+NUM_ACTIONS = BID0 + MAX_BID + 1  # 50
+
+#: per card id: its colour (-1 for a joker) and its value (1..10, 0 for a joker)
+CARD_COLOUR = np.array([c // NUM_VALUES for c in range(40)] + [NO_COLOUR] * NUM_JOKERS, dtype=np.int64)
+CARD_VALUE = np.array([c % NUM_VALUES + 1 for c in range(40)] + [0] * NUM_JOKERS, dtype=np.int64)
+
+
+def is_joker(card: int) -> bool:
+    return card >= 40
+
+
+def colour_of(card: int) -> int:
+    """The card's colour 0..3, or -1 for a joker."""
+    return NO_COLOUR if card >= 40 else card // NUM_VALUES
+
+
+def value_of(card: int) -> int:
+    """The card's value 1..10 (0 for a joker)."""
+    return 0 if card >= 40 else card % NUM_VALUES + 1
+
+
+def card_name(card: int) -> str:
+    if isinstance(card, bool) or not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
+        raise ValueError(f"card id must be in 0..{NUM_CARDS - 1}, got {card!r}")
+    if card >= 40:
+        return f"J{card - 39}"
+    return f"{COLOURS[card // NUM_VALUES]}{card % NUM_VALUES + 1}"
+
+
+def parse_card(card: "str | int") -> int:
+    """A card id from its text (``R7``, ``Y10``, ``J1``; any case) or from an id 0..41."""
+    if isinstance(card, (int, np.integer)) and not isinstance(card, bool):
+        if 0 <= card < NUM_CARDS:
+            return int(card)
+        raise ValueError(f"card id must be in 0..{NUM_CARDS - 1}, got {card!r}")
+    if not isinstance(card, str):
+        raise ValueError(f"a card is a string like 'R7', 'Y10' or 'J1' or an id 0..{NUM_CARDS - 1}, got {card!r}")
+    text = card.strip().upper()
+    head, digits = text[:1], text[1:]
+    if digits.isdigit():
+        value = int(digits)
+        if head == "J" and value in (1, 2):
+            return 39 + value
+        if head in COLOURS and 1 <= value <= NUM_VALUES:
+            return COLOURS.index(head) * NUM_VALUES + value - 1
+    raise ValueError(
+        f"unknown card {card!r}: expected a colour {'/'.join(COLOURS)} and a value 1..10 (e.g. 'Y10'), or a joker J1/J2"
+    )
+
+
+def parse_cards(cards: Iterable["str | int"], what: str = "cards") -> list[int]:
+    """Parse a list of cards; a duplicate raises ``ValueError`` (the shared list check)."""
+    return _parse_card_list(cards, what, parse=parse_card, name=card_name)
+
+
+def format_cards(cards: Iterable[int]) -> str:
+    """Cards sorted jokers first, then by colour (yellow first) and value: ``J1 Y10 Y3 R7``."""
+    return " ".join(card_name(c) for c in sorted(cards, key=lambda c: (-(c >= 40), -colour_of(c), -c)))
+
+
+def trick_winner(cards: Sequence[int]) -> int:
+    """Index (in play order) of the card that wins a complete trick, in the sheet's order:
+    (1) a led joker wins at once; (2) else the highest yellow card if any yellow was
+    played; (3) else the highest card of the led colour. A joker not led never wins."""
+    if cards[0] >= 40:
+        return 0
+    yellow = [i for i, c in enumerate(cards) if colour_of(c) == YELLOW]
+    if yellow:
+        return max(yellow, key=lambda i: cards[i])
+    led = colour_of(cards[0])
+    return max((i for i, c in enumerate(cards) if colour_of(c) == led), key=lambda i: cards[i])
+
+
+_ACTION_IDS = {f"bid:{k}": BID0 + k for k in range(MAX_BID + 1)}
+
+
+def action_name(action: int, phase: str = "play") -> str:
+    """The name of an action id: ``action_name(39) == "play:Y10"``; in the ``discard``
+    phase a card id is named ``discard:<card>``."""
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action id must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
+    if action >= BID0:
+        return f"bid:{action - BID0}"
+    return f"{'discard' if phase == 'discard' else 'play'}:{card_name(int(action))}"
+
+
+def action_id(name: str) -> int:
+    """The id of an action name: ``play:Y10``, ``discard:R2`` (the card's id either way),
+    ``bid:0`` … ``bid:7``."""
+    if not isinstance(name, str):
+        raise ValueError(f"action name must be a string, got {name!r}")
+    key = name.strip().lower()
+    for prefix in ("play:", "discard:"):
+        if key.startswith(prefix):
+            return parse_card(key[len(prefix):])
+    if key in _ACTION_IDS:
+        return _ACTION_IDS[key]
+    raise ValueError(f"unknown action name {name!r}; allowed: play:<card> (e.g. play:Y10), discard:<card>, bid:0..bid:7")

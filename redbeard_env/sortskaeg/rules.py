@@ -1,0 +1,166 @@
+"""Sortskæg's rules as one frozen value (SPEC §6).
+
+The sheet (seed 003) gives one game; where it is ambiguous SPEC names a field. The
+engines read these fields, never the preset's name.
+
+==============  ==========================================  ==========================
+field           meaning                                     ``sortskaeg`` preset
+==============  ==========================================  ==========================
+hand_sizes      cards per player in each round, in order    (7, 6, 5, 4, 3, 2, 1, 2, 3,
+                (the game has one round per entry)          4, 5, 6, 7)
+deal            fresh: every round from all 42 cards;       fresh
+                carry: the first deal's cards are the
+                game's, the descending half takes back the
+                round's cards and discards one
+dealer_hook     the dealer may not make the bids add up     False
+                to the hand size
+exact_first     points for the first trick of an exact bid  5
+exact_each      points for each further trick of it         2
+zero_bid        points for bid 0 and no trick               5
+miss_each       minus points per trick off the bid          2
+==============  ==========================================  ==========================
+
+Players: 2..6 (``check_num_players``). ``hand_sizes``: entries 1..7, with ``max * n <=
+42``; under ``carry`` the first entry is the largest and a round may be at most one
+card smaller than the one before (exactly one smaller: a discard; anything else: a new
+deal from the game's cards).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .cards import MAX_BID, NUM_CARDS
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+MAX_HAND = MAX_BID  # 7
+SCORE_LIMIT = 10**6  # starting scores (reset options) lie in -SCORE_LIMIT..SCORE_LIMIT
+
+CHOICES: dict[str, tuple[str, ...]] = {"deal": ("fresh", "carry")}
+BOOL_FIELDS = ("dealer_hook",)
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "exact_first": (0, 100),
+    "exact_each": (0, 100),
+    "zero_bid": (0, 100),
+    "miss_each": (0, 100),
+}
+MAX_ROUNDS = 100  # longest hand_sizes tuple
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One complete rule set of Sortskæg. Build it with :func:`make_rules`, which validates it."""
+
+    #: cards per player in each round; one round per entry
+    hand_sizes: tuple[int, ...] = (7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7)
+    #: fresh (every round from all 42 cards) | carry (the first deal's cards for the whole game)
+    deal: str = "fresh"
+    #: the dealer, bidding last, may not make the bids add up to the hand size
+    dealer_hook: bool = False
+    #: an exact bid k >= 1 scores exact_first + exact_each * (k - 1)
+    exact_first: int = 5
+    exact_each: int = 2
+    #: bid 0 and no trick
+    zero_bid: int = 5
+    #: otherwise: -miss_each per trick of difference
+    miss_each: int = 2
+
+    @property
+    def num_rounds(self) -> int:
+        return len(self.hand_sizes)
+
+    def replace(self, **overrides: Any) -> "Rules":
+        """A validated copy with some fields changed."""
+        return make_rules(self, **overrides)
+
+
+PRESETS: dict[str, Rules] = {"sortskaeg": Rules()}
+FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def validate(rules: Rules) -> Rules:
+    """Check every field; raise ``ValueError`` naming the field and the allowed values."""
+    for name, allowed in CHOICES.items():
+        if getattr(rules, name) not in allowed:
+            raise ValueError(f"Rules field {name!r} got {getattr(rules, name)!r}; allowed: {' | '.join(map(repr, allowed))}")
+    for name in BOOL_FIELDS:
+        if not isinstance(getattr(rules, name), bool):
+            raise ValueError(f"Rules field {name!r} got {getattr(rules, name)!r}; allowed: True or False")
+    for name, (lo, hi) in INT_RANGES.items():
+        value = getattr(rules, name)
+        if not _is_int(value) or not lo <= value <= hi:
+            raise ValueError(f"Rules field {name!r} got {value!r}; allowed: an int in {lo}..{hi}")
+    sizes = rules.hand_sizes
+    if (not isinstance(sizes, tuple) or not 1 <= len(sizes) <= MAX_ROUNDS
+            or not all(_is_int(h) and 1 <= h <= MAX_HAND for h in sizes)):
+        raise ValueError(f"Rules field 'hand_sizes' got {sizes!r}; allowed: a tuple of 1..{MAX_ROUNDS} "
+                         f"hand sizes, each an int in 1..{MAX_HAND}")
+    if rules.deal == "carry":
+        if sizes[0] != max(sizes):
+            raise ValueError(f"Rules field 'hand_sizes' got {sizes!r}: under deal='carry' the first round "
+                             f"must be the largest (its cards are all the game's cards)")
+        for r in range(1, len(sizes)):
+            if sizes[r] < sizes[r - 1] - 1:
+                raise ValueError(f"Rules field 'hand_sizes' got {sizes!r}: under deal='carry' a round may be at "
+                                 f"most one card smaller than the one before (round {r}: {sizes[r - 1]} -> {sizes[r]})")
+    return rules
+
+
+def make_rules(rules: "str | Rules | Mapping[str, Any] | None" = "sortskaeg", **overrides: Any) -> Rules:
+    """Validated rules from a preset name (or a ``Rules``, or a dict of fields) plus field
+    overrides, e.g. ``make_rules("sortskaeg", deal="carry")``."""
+    if rules is None:
+        rules = "sortskaeg"
+    if isinstance(rules, str):
+        if rules not in PRESETS:
+            raise ValueError(f"unknown Sortskæg rules preset {rules!r}; allowed: {', '.join(map(repr, PRESETS))}")
+        base = PRESETS[rules]
+    elif isinstance(rules, Rules):
+        base = rules
+    elif isinstance(rules, Mapping):
+        base, overrides = PRESETS["sortskaeg"], {**rules, **overrides}
+    else:
+        raise ValueError(f"rules must be a preset name, a Rules or a mapping of fields, got {type(rules).__name__}")
+    unknown = sorted(set(overrides) - set(FIELD_NAMES))
+    if unknown:
+        raise ValueError(f"unknown Rules field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(FIELD_NAMES)}")
+    if isinstance(overrides.get("hand_sizes"), list):
+        overrides = {**overrides, "hand_sizes": tuple(overrides["hand_sizes"])}
+    return validate(dataclasses.replace(base, **overrides))
+
+
+def check_num_players(num_players: Any, rules: Rules) -> int:
+    """A player count 2..6 whose largest hand fits the deck, or ``ValueError``."""
+    if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+    if max(rules.hand_sizes) * num_players > NUM_CARDS:
+        raise ValueError(f"{num_players} players with hands of {max(rules.hand_sizes)} need more than the "
+                         f"{NUM_CARDS} cards (max(hand_sizes) * num_players must be <= {NUM_CARDS})")
+    return int(num_players)
+
+
+def round_score(bid: int, tricks: int, rules: Rules) -> int:
+    """Points of one player for one round: exact bid k >= 1 -> exact_first + exact_each *
+    (k - 1); bid 0 and no trick -> zero_bid; otherwise -miss_each per trick off."""
+    if tricks == bid:
+        return rules.zero_bid if bid == 0 else rules.exact_first + rules.exact_each * (bid - 1)
+    return -rules.miss_each * abs(tricks - bid)
+
+
+def discard_follows(rules: Rules, round_index: int) -> bool:
+    """Whether a discard phase follows round ``round_index`` (under ``carry``, when the next
+    round is exactly one card smaller)."""
+    sizes = rules.hand_sizes
+    return rules.deal == "carry" and round_index + 1 < len(sizes) and sizes[round_index + 1] == sizes[round_index] - 1
+
+
+def deals_fresh(rules: Rules, round_index: int) -> bool:
+    """Whether round ``round_index`` starts with a deal (from the deck under ``fresh``, from
+    the game's cards under ``carry``); otherwise the hands are what the discards left."""
+    return round_index == 0 or not discard_follows(rules, round_index - 1)

@@ -1,0 +1,104 @@
+"""What a Sortskæg tournament measures (the records protocol of :class:`redbeard_eval.metrics.Records`).
+
+Every player bids every round, so every round-seat is a bid: per agent, a bid x tricks
+table (``calibration``, bids 0..7 by tricks 0..7) and the exact-bid counts by hand size.
+
+Metrics per agent (besides the shared games, win rate with CI, parity, rating):
+
+* ``exact_rate``: rounds in which the agent took exactly its bid / rounds;
+  ``exact_by_hand_size``: the same per hand size 1..7 (None where no round had it),
+  ``rounds_by_hand_size``: the round counts behind them;
+* ``bid_error`` = mean |tricks - bid|, ``bid_bias`` = mean (tricks - bid) (positive: the
+  agent underbids), ``mean_bid``;
+* ``calibration``: the bid x tricks counts (rows: bid 0..7, columns: tricks 0..7);
+* ``mean_final_score``, ``mean_round_points`` (final score / rounds), ``mean_rounds``.
+
+A win shared by k players counts 1/k for each (``won`` in games.csv), so win rates sum
+to 1 over the seats and parity stays 1/n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from redbeard_env.sortskaeg.cards import MAX_BID
+
+SIZES = MAX_BID + 1  # bids and tricks 0..7, hand sizes 1..7 (index 0 unused)
+
+
+def _mean(x) -> float | None:
+    return float(np.mean(x)) if len(x) else None
+
+
+@dataclass
+class SortskaegRecords:
+    num_players: int
+    specs: list[str]
+    seat_rows: list[dict] = field(default_factory=list)
+    round_rows: list[dict] = field(default_factory=list)
+    calib: dict = field(default_factory=dict)  # spec -> [bid, tricks] counts
+    by_size: dict = field(default_factory=dict)  # spec -> [hand size, (rounds, exact)]
+
+    def __post_init__(self):
+        for s in self.specs:
+            self.calib[s] = np.zeros((SIZES, SIZES), np.int64)
+            self.by_size[s] = np.zeros((SIZES, 2), np.int64)
+
+    # ------------------------------------------------------------ the tournament's protocol
+    def begin(self, slots: int) -> None:
+        self.slot_exact = np.zeros((slots, self.num_players), np.int64)
+        self.slot_rounds = np.zeros((slots, self.num_players), np.int64)
+
+    def on_decisions(self, live, obs, actions, seat, lineups) -> None:
+        pass  # everything is in the scored rounds
+
+    def on_step(self, ev: dict, lineups: np.ndarray, mode: str) -> None:
+        for b in np.flatnonzero(ev["round_over"]):
+            size = int(ev["round_hand_size"][b])
+            for s, (bid, tricks) in enumerate(zip(ev["round_bids"][b], ev["round_tricks"][b])):
+                spec = self.specs[lineups[b, s]]
+                exact = int(bid == tricks)
+                self.calib[spec][bid, tricks] += 1
+                self.by_size[spec][size] += (1, exact)
+                self.slot_exact[b, s] += exact
+                self.slot_rounds[b, s] += 1
+
+    def won(self, ev: dict, b: int, s: int, mode: str) -> float:
+        """The seat's share of the win: 1/k for each of k players tied on top."""
+        winners = ev["winners"][b]
+        return float(winners[s]) / max(int(winners.sum()), 1)
+
+    def seat_fields(self, b: int, s: int) -> dict:
+        return {"exact": int(self.slot_exact[b, s]), "bids": int(self.slot_rounds[b, s])}
+
+    def end(self) -> None:
+        del self.slot_exact, self.slot_rounds
+
+    def merge(self, part: "SortskaegRecords") -> None:
+        self.seat_rows.extend(part.seat_rows)
+        self.round_rows.extend(part.round_rows)
+        for spec in self.specs:
+            self.calib[spec] += part.calib[spec]
+            self.by_size[spec] += part.by_size[spec]
+
+    def agent_metrics(self, spec: str, rows: list[dict], mode: str) -> dict:
+        calib, by_size = self.calib[spec], self.by_size[spec]
+        rounds = int(calib.sum())
+        bid = np.arange(SIZES)[:, None]
+        diff = np.arange(SIZES)[None, :] - bid
+        return {
+            "rounds_bid": rounds,
+            "exact_rate": float(np.trace(calib) / rounds) if rounds else None,
+            "exact_by_hand_size": {str(h): (float(by_size[h, 1] / by_size[h, 0]) if by_size[h, 0] else None)
+                                   for h in range(1, SIZES)},
+            "rounds_by_hand_size": {str(h): int(by_size[h, 0]) for h in range(1, SIZES)},
+            "bid_error": float((calib * np.abs(diff)).sum() / rounds) if rounds else None,
+            "bid_bias": float((calib * diff).sum() / rounds) if rounds else None,
+            "mean_bid": float((calib * bid).sum() / rounds) if rounds else None,
+            "mean_final_score": _mean([r["final_score"] for r in rows]),
+            "mean_round_points": _mean([r["final_score"] / max(r["rounds"], 1) for r in rows]),
+            "mean_rounds": _mean([r["rounds"] for r in rows]),
+            "calibration": calib.tolist(),
+        }
