@@ -70,6 +70,20 @@ from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rul
 from .registry import register
 
 K = 8  # trick counts 0..7 in utility tables (7 only as padding)
+WIN_VALUE, NEG_EXTRA, ELIM_VALUE = 10.0, 2.0, 30.0  # default utilities of a round's end
+
+
+def score_utility(final: np.ndarray, rules: Rules, win_value: float = WIN_VALUE, neg_extra: float = NEG_EXTRA,
+                  elim_value: float = ELIM_VALUE) -> np.ndarray:
+    """Utility of ending a round on score ``final`` (no win during the round): ``win_value``
+    for exactly 0, ``-final`` above 0, ``final - neg_extra`` below 0 (only penalties lead
+    back), ``-elim_value`` at or beyond ``rules.eliminate_at``."""
+    f = np.asarray(final, dtype=np.float64)
+    u = np.where(f > 0, -f, np.where(f == 0, win_value, f - neg_extra))
+    if rules.eliminate_at is not None:
+        u = np.where(f >= rules.eliminate_at, -elim_value, u)
+    return u
+
 
 class HeuristicAgent(Agent):
     """Vectorised rule-based bot; see the module docstring. Deterministic."""
@@ -80,9 +94,9 @@ class HeuristicAgent(Agent):
         self,
         rules: Rules | None = None,
         seed: int | None = None,
-        win_value: float = 10.0,
-        neg_extra: float = 2.0,
-        elim_value: float = 30.0,
+        win_value: float = WIN_VALUE,
+        neg_extra: float = NEG_EXTRA,
+        elim_value: float = ELIM_VALUE,
         control: float = 0.1,
         bid_margin: float = 1.5,
         block: float = 0.0,
@@ -126,10 +140,6 @@ class HeuristicAgent(Agent):
             values[rows] = self.values(sub, legal[rows], rules)
         return values
 
-    def decide(self, view: ObsBatch, legal: np.ndarray, rules: Rules) -> np.ndarray:
-        """Actions for one rules group (decoded observations and bool masks)."""
-        return self.values(view, legal, rules).argmax(1)
-
     def values(self, view: ObsBatch, legal: np.ndarray, rules: Rules) -> np.ndarray:
         """Action values [B, 69] for one rules group (``-inf`` for illegal actions)."""
         n = int(view.num_players[0])
@@ -155,12 +165,9 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ utilities
     def value_of_score(self, final: np.ndarray, rules: Rules) -> np.ndarray:
-        """Utility of ending a round on ``final`` (no win): minus the distance to 0."""
-        f = np.asarray(final, dtype=np.float64)
-        u = np.where(f > 0, -f, np.where(f == 0, self.win_value, f - self.neg_extra))
-        if rules.eliminate_at is not None:
-            u = np.where(f >= rules.eliminate_at, -self.elim_value, u)
-        return u
+        """Utility of ending a round on ``final`` (no win): :func:`score_utility` with this
+        bot's values."""
+        return score_utility(final, rules, self.win_value, self.neg_extra, self.elim_value)
 
     def outcome_table(
         self,
@@ -236,17 +243,15 @@ class HeuristicAgent(Agent):
         B = len(sub)
         cards = legal[:, :NUM_CARDS]
         led = led_suit(sub, legal)
-        now = model.p_win_now(cards, led)  # [B, 52]
-        later = model.p_win_later(rules.leader)  # [B, 52]
         slots, valid = hand_slots(sub.hand)
-        p_later = np.take_along_axis(later, slots, 1) * valid
+        p_later = model.p_win_later(rules.leader, slots) * valid
         rest = poisson_binomial_leave_one_out(p_later, 6)  # [B, 6, 7]
         duel = sub.phase == PHASE["duel"]
         table = self.my_table(model, rules)
         table[duel] = np.arange(K, dtype=np.float64)[None, :]  # a duel: most tricks wins
         if_win = np.einsum("bsx,bx->bs", rest, table[:, 1:])
         if_lose = np.einsum("bsx,bx->bs", rest, table[:, :7])
-        w = np.take_along_axis(now, slots, 1)
+        w = model.p_win_now(cards, led, slots)
         value = w * if_win + (1 - w) * if_lose
         value += self._defence(sub, slots, w, rules)
         # ties: keep low cards when tricks are wanted, shed high ones when they are not
@@ -300,8 +305,8 @@ class HeuristicAgent(Agent):
         sub = model.view
         B = len(sub)
         slots, valid = hand_slots(sub.hand)
-        p_decl = np.take_along_axis(model.declarer_chances(), slots, 1) * valid
-        p_follow = np.take_along_axis(model.p_win_later(rules.leader), slots, 1) * valid * self.follow_scale
+        p_decl = model.declarer_chances(slots) * valid
+        p_follow = model.p_win_later(rules.leader, slots) * valid * self.follow_scale
         score = sub.score[:, 0]
         zeros = np.zeros(B, dtype=bool)
         # passing: a follower's tricks (a trickless follower can fold before penalties bite)
@@ -368,7 +373,7 @@ class HeuristicAgent(Agent):
     def _join(self, model, legal, rules: Rules) -> np.ndarray:
         sub = model.view
         slots, valid = hand_slots(sub.hand)
-        p = np.take_along_axis(model.p_win_later(rules.leader), slots, 1) * valid * self.follow_scale
+        p = model.p_win_later(rules.leader, slots) * valid * self.follow_scale
         dist = poisson_binomial(p, 6)
         trickless = sub.tricks[:, 0] == 0
         table = self.my_table(model, rules, joiner=trickless)
@@ -379,7 +384,7 @@ class HeuristicAgent(Agent):
     def _ask(self, model, legal, rules: Rules) -> np.ndarray:
         sub = model.view
         slots, valid = hand_slots(sub.hand)
-        p = np.take_along_axis(model.p_win_later(rules.leader), slots, 1) * valid
+        p = model.p_win_later(rules.leader, slots) * valid
         dist = poisson_binomial(p, 6)
         u_ask = (dist * self.my_table(model, rules)[:, :7]).sum(1)
         u_skip = (dist * self.my_table(model, rules, offset=rules.forget_penalty)[:, :7]).sum(1)
