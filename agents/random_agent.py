@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Agent, check_masks
+from .registry import register
 
 
 class RandomAgent(Agent):
-    batched = True
-
     def __init__(self, seed: int | None = None):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -22,7 +21,5 @@ class RandomAgent(Agent):
         keys = self.rng.random(legal.shape)
         return np.where(legal, keys, -1.0).argmax(1)
 
-
-from .registry import register  # noqa: E402
 
 register("random", RandomAgent)
