@@ -50,7 +50,7 @@ from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, score_utility
 from .registry import make_agent, register
 
 SEARCH_PHASES = ("bid", "ask", "join", "play")  # redeal, look and duels: the rollout bot decides
-COPY_FROM = 256  # sampled worlds per search from which the engine is copied per candidate (see _play_out)
+COPY_FROM = 128  # sampled worlds per search from which the engine is copied per candidate (see _play_out)
 
 
 # ====================================================================== sampling
