@@ -95,7 +95,9 @@ class ObsBatch:
         return len(self.phase)
 
     def rows(self, index) -> "ObsBatch":
-        """The sub-batch of the given rows (bool mask or indices)."""
+        """The sub-batch of the given rows (bool mask, indices, or a slice: then views)."""
+        if isinstance(index, slice):
+            return ObsBatch(**{f.name: getattr(self, f.name)[index] for f in dataclasses.fields(self)})
         index = np.flatnonzero(index) if np.asarray(index).dtype == bool else index
         return ObsBatch(**{f.name: np.take(getattr(self, f.name), index, 0) for f in dataclasses.fields(self)})
 
@@ -116,8 +118,11 @@ def _as_batch(obs: Any) -> np.ndarray:
 
 
 def _one_hot_index(block: np.ndarray, none: int = -1) -> np.ndarray:
-    """Index of the set entry in each row of a bool block; ``none`` where the row has none."""
-    return np.where(block.any(-1), block.argmax(-1), none)
+    """Index of the set entry in each row of a bool block; ``none`` where the row has none
+    (the entry at the argmax tells: faster than ``any`` over short axes)."""
+    flat = block.reshape(-1, block.shape[-1])
+    index = flat.argmax(1)
+    return np.where(flat[np.arange(len(flat)), index], index, none).reshape(block.shape[:-1])
 
 
 def decode_batch(obs: Any) -> ObsBatch:
@@ -394,7 +399,9 @@ def led_suit(view: ObsBatch, mask: np.ndarray | None = None) -> np.ndarray:
         lead = view.leader
         has_leader = lead >= 0
         others[np.arange(B)[has_leader], lead[has_leader]] = False
-        void_count = (others[:, :, None] & view.voids).sum(1)  # [B, 4]
+        void_count = np.zeros((B, 4), np.int64)  # [B, 4] (a loop over positions: faster than sum(1))
+        for p in range(P):
+            void_count += others[:, p, None] & view.voids[:, p]
         not_of_suit = trick_counts[:, 4:] - per_suit_trick
         possible = (per_suit_trick > 0) & (void_count >= not_of_suit) & (per_suit_hand == 0)
         score = np.where(possible, per_suit_trick + 0.5, np.where(per_suit_trick > 0, 0.25, 0.0))

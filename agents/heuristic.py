@@ -66,7 +66,7 @@ from redbeard_env.rules import PENALTY, TRICKS_PER_ROUND, Rules
 
 from .base import Agent, check_masks
 from .cardmodel import RANK_OF, CardModel, hand_slots, poisson_binomial, poisson_binomial_leave_one_out
-from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups
+from .decode import PHASE, PHASE_NAMES, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups
 from .registry import register
 
 K = 8  # trick counts 0..7 in utility tables (7 only as padding)
@@ -120,6 +120,8 @@ class HeuristicAgent(Agent):
         self.defend = float(defend)
         self.redeal_below = float(redeal_below)
         self.threat = float(threat)
+        self._phase_values = {"redeal": self._redeal, "look": self._look, "bid": self._bid, "ask": self._ask,
+                              "join": self._join, "play": self._play, "duel": self._play}
 
     # ------------------------------------------------------------------ entry
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -141,24 +143,28 @@ class HeuristicAgent(Agent):
     def values(self, view: ObsBatch, legal: np.ndarray, rules: Rules) -> np.ndarray:
         """Action values [B, 69] for one rules group (``-inf`` for illegal actions)."""
         n = int(view.num_players[0])
+        # rows sorted by phase (one copy of the view): each phase is a slice, not a copy
+        order = np.argsort(view.phase, kind="stable")
+        phases = view.phase[order]
+        mixed = len(phases) > 0 and phases[0] != phases[-1]
+        if mixed:
+            view, legal = view.rows(order), legal[order]
         values = np.full(legal.shape, -np.inf)
-        for name, fn in (
-            ("redeal", self._redeal),
-            ("look", self._look),
-            ("bid", self._bid),
-            ("ask", self._ask),
-            ("join", self._join),
-            ("play", self._play),
-            ("duel", self._play),
-        ):
-            rows = np.flatnonzero(view.phase == PHASE[name])
-            if len(rows):
-                model = CardModel(view if len(rows) == len(view) else view.rows(rows), rules, n)
-                values[rows] = fn(model, legal[rows], rules)
+        for code in np.unique(phases):
+            fn = self._phase_values.get(PHASE_NAMES[code])
+            if fn is None:
+                continue
+            lo, hi = np.searchsorted(phases, [code, code + 1])
+            model = CardModel(view if hi - lo == len(view) else view.rows(slice(lo, hi)), rules, n)
+            values[lo:hi] = fn(model, legal[lo:hi], rules)
         values = np.where(legal, values, -np.inf)
         # a phase without a rule: every legal action is worth the same (argmax = first)
         unvalued = ~np.isfinite(values).any(1)
         values[unvalued] = np.where(legal[unvalued], 0.0, -np.inf)
+        if mixed:
+            unsorted = np.empty_like(values)
+            unsorted[order] = values
+            values = unsorted
         return values
 
     # ------------------------------------------------------------------ utilities
