@@ -127,10 +127,11 @@ def _one_hot_index(block: np.ndarray, none: int = -1) -> np.ndarray:
 
 def decode_batch(obs: Any) -> ObsBatch:
     """Decode observations ``float32 [B, 542]`` (or one vector, or an env observation dict).
-    The flag fields are views into one bool copy of the 0/1 entries (read-only use)."""
+    The bool fields are read-only views into one bool copy of the 0/1 entries."""
     o = _as_batch(obs)
     B = len(o)
     on = o > 0.5  # every 0/1 entry, in one pass
+    on.flags.writeable = False  # shared by the flag fields below
     S = OBS_SLICES
     flag = lambda name: on[:, S[name]]  # noqa: E731
     index = lambda name: _one_hot_index(flag(name))  # noqa: E731
