@@ -63,6 +63,23 @@ K = HK.K  # trick counts 0..7 in utility tables (7 only as padding)
 # the observation entries that tell the rules and the player count
 GROUP_KEY = np.r_[OBS_SLICES["num_players"], OBS_SLICES["rules"]]
 
+WIN_VALUE, NEG_EXTRA, ELIM_VALUE = 10.0, 2.0, 30.0  # default utilities of a round's end
+
+
+def score_utility(final: np.ndarray, rules: Rules, win_value: float = WIN_VALUE, neg_extra: float = NEG_EXTRA,
+                  elim_value: float = ELIM_VALUE) -> np.ndarray:
+    """Utility of ending a round on score ``final`` (no win during the round): ``win_value``
+    for exactly 0, ``-final`` above 0, ``final - neg_extra`` below 0 (only penalties lead
+    back), ``-elim_value`` at or beyond ``rules.eliminate_at`` (the kernels' rule; pimc
+    values its playouts with it)."""
+    f = np.asarray(final, dtype=np.float64)
+    out = np.empty(f.size)
+    # the kernel reads only the three values of the bot's parameter tuple used here
+    numbers = (float(win_value), float(neg_extra), float(elim_value)) + (0.0,) * (HK.A_THREAT + 1 - 3)
+    HK.values_of_scores(HK.rule_numbers(rules), numbers, np.ascontiguousarray(f.reshape(-1)), out)
+    return out.reshape(f.shape)
+
+
 class HeuristicAgent(Agent):
     """Vectorised rule-based bot; see the module docstring. Deterministic."""
 
@@ -72,9 +89,9 @@ class HeuristicAgent(Agent):
         self,
         rules: Rules | None = None,
         seed: int | None = None,
-        win_value: float = 10.0,
-        neg_extra: float = 2.0,
-        elim_value: float = 30.0,
+        win_value: float = WIN_VALUE,
+        neg_extra: float = NEG_EXTRA,
+        elim_value: float = ELIM_VALUE,
         control: float = 0.1,
         bid_margin: float = 1.5,
         block: float = 0.0,
@@ -159,11 +176,9 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ utilities
     def value_of_score(self, final: np.ndarray, rules: Rules) -> np.ndarray:
-        """Utility of ending a round on ``final`` (no win): minus the distance to 0."""
-        f = np.asarray(final, dtype=np.float64)
-        out = np.empty(f.size)
-        HK.values_of_scores(HK.rule_numbers(rules), self._numbers(), f.reshape(-1), out)
-        return out.reshape(f.shape)
+        """Utility of ending a round on ``final`` (no win): :func:`score_utility` with this
+        bot's values."""
+        return score_utility(final, rules, self.win_value, self.neg_extra, self.elim_value)
 
     def outcome_table(
         self,
