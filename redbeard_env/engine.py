@@ -88,7 +88,7 @@ class Job:
     rotation: int
     lineup: tuple[int, ...]  # agent index per seat
     dealer: int
-    decks: np.ndarray  # [K, 104]
+    decks: np.ndarray  # [K, 104] (Sortskæg: [K, 42], one deck per deal)
     scores: list[int] | None = None
 
 
