@@ -65,7 +65,7 @@ inline = njit(cache=True, inline="always", no_cpython_wrapper=True, no_cfunc_wra
 
 
 # ---------------------------------------------------------------- utilities of round endings
-@inline
+@rule
 def value_of_score(f, R, A):
     """Utility of ending a round on score ``f`` (no win): minus the distance to 0."""
     f = np.float64(f)
@@ -75,7 +75,7 @@ def value_of_score(f, R, A):
     return u
 
 
-@inline
+@rule
 def outcome(R, A, score, tricks, joiner, bounced, level, zero_trick, k):
     """Utility of taking ``k`` more tricks this round from running ``score`` with
     ``tricks`` taken (``level``: own bid level as declarer, else -1)."""
@@ -170,7 +170,7 @@ def one_hot(obs, at, size, none):
     return best if obs[at + best] > 0.5 else none
 
 
-@inline
+@rule
 def popcount(h):
     c = 0
     while h:
@@ -179,7 +179,7 @@ def popcount(h):
     return c
 
 
-@inline
+@rule
 def has(h, c):
     return (h >> np.uint64(c)) & np.uint64(1) != 0
 
@@ -508,7 +508,7 @@ def defence(R, A, phase, declarer, trick_winning, trick, high_bid, tricks, trick
     return stake * (p_decl * f_win + (1 - p_decl) * f_lose)
 
 
-@inline
+@rule
 def fail_chance(R, m, r):
     if R[R_EXACT]:
         impossible = m < 0 or m > r
