@@ -55,13 +55,14 @@ from redbeard_env.observation import OBS_SIZE, OBS_SLICES
 from redbeard_env.rules import MIN_PLAYERS, Rules
 
 from . import heuristic_kernels as HK
-from .base import Agent, check_masks
+from .base import Agent
 from .decode import ObsBatch, decode_batch, encode_batch, rules_from_obs, rules_groups
 from .registry import register
 
 K = HK.K  # trick counts 0..7 in utility tables (7 only as padding)
-# the observation entries that tell the rules and the player count
-GROUP_KEY = np.r_[OBS_SLICES["num_players"], OBS_SLICES["rules"]]
+# the observation entries that tell the player count and the rules (adjacent blocks)
+GROUP_KEY = slice(OBS_SLICES["num_players"].start, OBS_SLICES["rules"].stop)
+assert OBS_SLICES["num_players"].stop == OBS_SLICES["rules"].start
 
 WIN_VALUE, NEG_EXTRA, ELIM_VALUE = 10.0, 2.0, 30.0  # default utilities of a round's end
 
@@ -120,31 +121,36 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ entry
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return self.action_values(obs, mask).argmax(1)
+        return self._evaluate(obs, mask)[1]
 
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """float [B, 69]: the bot's utility of each legal action (``-inf`` for illegal
         ones); :meth:`act_batch` plays the argmax. Cards and bids carry expected round
         utilities, binary choices the utilities (or margins) they are decided on."""
-        legal = check_masks(mask)
+        return self._evaluate(obs, mask)[0]
+
+    def _evaluate(self, obs, mask) -> tuple[np.ndarray, np.ndarray]:
+        """Action values [B, 69] and their argmax [B]."""
+        mask = np.asarray(mask)
+        if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
+            raise ValueError(f"action masks must have shape [B, {NUM_ACTIONS}], got {mask.shape}")
         obs = np.asarray(obs["observation"] if isinstance(obs, dict) else obs, dtype=np.float32)
         if obs.ndim == 1:
             obs = obs[None]
-        if obs.ndim != 2 or obs.shape[1] != OBS_SIZE or len(obs) != len(legal):
-            raise ValueError(f"observations must have shape [{len(legal)}, {OBS_SIZE}], got {obs.shape}")
-        # rows grouped by (rules block, player count): usually one group
+        if obs.ndim != 2 or obs.shape[1] != OBS_SIZE or len(obs) != len(mask):
+            raise ValueError(f"observations must have shape [{len(mask)}, {OBS_SIZE}], got {obs.shape}")
+        if mask.dtype not in (np.int8, np.bool_, np.uint8):
+            mask = mask > 0
+        mask = np.ascontiguousarray(mask).view(np.int8)
+        # rows grouped by (player count, rules block): usually one group
         key = obs[:, GROUP_KEY]
         if len(key) == 0 or (key == key[0]).all():
-            groups = [np.arange(len(obs))]
-        else:
-            groups = rules_groups(decode_batch(obs))
-        if len(groups) == 1:  # (no row copies)
-            return self._kernel_values(obs, legal, self._rules_of(obs[:1]), self._players_of(obs[:1]))
-        values = np.empty(legal.shape)
-        for rows in groups:
-            values[rows] = self._kernel_values(obs[rows], legal[rows], self._rules_of(obs[rows[:1]]),
-                                               self._players_of(obs[rows[:1]]))
-        return values
+            return self._kernel(obs, mask, self._rules_of(obs[:1]), self._players_of(obs[:1]))
+        values, best = np.empty(mask.shape), np.empty(len(mask), np.int64)
+        for rows in rules_groups(decode_batch(obs)):
+            values[rows], best[rows] = self._kernel(obs[rows], mask[rows], self._rules_of(obs[rows[:1]]),
+                                                    self._players_of(obs[rows[:1]]))
+        return values, best
 
     def _rules_of(self, obs: np.ndarray) -> Rules:
         return self.rules if self.rules is not None else rules_from_obs(obs)
@@ -160,14 +166,15 @@ class HeuristicAgent(Agent):
     def values(self, view: ObsBatch, legal: np.ndarray, rules: Rules) -> np.ndarray:
         """Action values [B, 69] for one rules group (``-inf`` for illegal actions)."""
         n = int(view.num_players[0]) if len(view) else 4
-        return self._kernel_values(encode_batch(view), np.ascontiguousarray(legal, dtype=bool), rules, n)
+        return self._kernel(encode_batch(view), np.ascontiguousarray(legal, dtype=bool).view(np.int8), rules, n)[0]
 
-    def _kernel_values(self, obs: np.ndarray, legal: np.ndarray, rules: Rules, n: int) -> np.ndarray:
-        out = np.empty((len(obs), NUM_ACTIONS))
-        if len(obs):
-            HK.action_values(np.ascontiguousarray(obs, dtype=np.float32), legal.view(np.int8), n,
-                             HK.rule_numbers(rules), self._numbers(), HK.obs_offsets(), self.uniforms, out)
-        return out
+    def _kernel(self, obs: np.ndarray, mask: np.ndarray, rules: Rules, n: int) -> tuple[np.ndarray, np.ndarray]:
+        out, best = np.empty((len(obs), NUM_ACTIONS)), np.empty(len(obs), np.int64)
+        bad = HK.action_values(np.ascontiguousarray(obs, dtype=np.float32), mask, n, HK.rule_numbers(rules),
+                               self._numbers(), HK.obs_offsets(), self.uniforms, out, best)
+        if bad >= 0:
+            raise ValueError(f"row {bad} of the action mask has no legal action (game over or not this seat's turn)")
+        return out, best
 
     def _numbers(self) -> tuple:
         """The bot's parameters as the kernels read them (order: heuristic_kernels.A_*)."""

@@ -65,7 +65,7 @@ inline = njit(cache=True, inline="always", no_cpython_wrapper=True, no_cfunc_wra
 
 
 # ---------------------------------------------------------------- utilities of round endings
-@inline
+@rule
 def value_of_score(f, R, A):
     """Utility of ending a round on score ``f`` (no win): minus the distance to 0."""
     f = np.float64(f)
@@ -75,7 +75,7 @@ def value_of_score(f, R, A):
     return u
 
 
-@inline
+@rule
 def outcome(R, A, score, tricks, joiner, bounced, level, zero_trick, k):
     """Utility of taking ``k`` more tricks this round from running ``score`` with
     ``tricks`` taken (``level``: own bid level as declarer, else -1)."""
@@ -170,7 +170,7 @@ def one_hot(obs, at, size, none):
     return best if obs[at + best] > 0.5 else none
 
 
-@inline
+@rule
 def popcount(h):
     c = 0
     while h:
@@ -179,16 +179,23 @@ def popcount(h):
     return c
 
 
-@inline
+@rule
 def has(h, c):
     return (h >> np.uint64(c)) & np.uint64(1) != 0
 
 
 @njit(cache=True)
-def action_values(obs, mask, n, R, A, O, uniforms, out):
-    """out [B, 69]: the heuristic's values of every action (-inf where illegal) for rows of
-    one rules group with ``n`` players."""
+def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
+    """out [B, 69]: the heuristic's values of every action (-inf where illegal, mask > 0
+    legal) for rows of one rules group with ``n`` players; choice [B] their argmax (the
+    first of equal maxima). Returns the first row without a legal action, or -1."""
     B = obs.shape[0]
+    for b in range(B):
+        legal_any = False
+        for a in range(NUM_ACTIONS):
+            legal_any |= mask[b, a] > 0
+        if not legal_any:
+            return b
     # per-row scratch (reused)
     score = np.zeros(7, np.int64)
     tricks = np.zeros(7, np.int64)
@@ -249,13 +256,13 @@ def action_values(obs, mask, n, R, A, O, uniforms, out):
             for s in range(4):
                 voids[p, s] = row[O[O_VOIDS] + 4 * p + s] > 0.5
             call[p] = one_hot(row, O[O_CALL] + 10 * p, 10, 0) - 2
-        legal_any = False
-        for a in range(NUM_ACTIONS):
-            legal_any |= mask[b, a] != 0
-        if phase < 0 or phase > PH_DUEL:
+        if phase < 0 or phase > PH_DUEL:  # a phase without a rule: every legal action is worth 0
+            choice[b] = -1
             for a in range(NUM_ACTIONS):
-                if mask[b, a] != 0:
+                if mask[b, a] > 0:
                     out[b, a] = 0.0
+                    if choice[b] < 0:
+                        choice[b] = a
             continue
         # ------------------------------------------------ the card model (agents/cardmodel.py)
         in_play = phase == PH_ASK or phase == PH_JOIN or phase == PH_PLAY or phase == PH_DUEL
@@ -335,7 +342,7 @@ def action_values(obs, mask, n, R, A, O, uniforms, out):
                 c = slots[j]
                 safe = np.exp(higher[c] * logmiss[c // 13])
                 beats = empty or (c // 13 == led and c % 13 > best)
-                w6[j] = safe if (mask[b, c] != 0 and beats) else 0.0
+                w6[j] = safe if (mask[b, c] > 0 and beats) else 0.0
             later_chances(R, n, q, live, unseen_suit, unseen_count, declarer, duel, higher, slots, valid, Qs,
                           logmiss, factor, p6, 1.0)
             for j in range(6):
@@ -371,7 +378,7 @@ def action_values(obs, mask, n, R, A, O, uniforms, out):
             wants = wants / 6
             for j in range(6):
                 c = slots[j]
-                if valid[j] and mask[b, c] != 0:
+                if valid[j] and mask[b, c] > 0:
                     rank = c % 13
                     out[b, c] = rest[j, 0] + 1e-6 * (-rank if wants > 0 else rank)
         elif phase == PH_BID:
@@ -434,14 +441,20 @@ def action_values(obs, mask, n, R, A, O, uniforms, out):
         # only legal actions keep a value; a phase without a rule: every legal action 0
         finite = False
         for a in range(NUM_ACTIONS):
-            if mask[b, a] == 0:
+            if mask[b, a] <= 0:
                 out[b, a] = -np.inf
             elif out[b, a] > -np.inf:
                 finite = True
         if not finite:
             for a in range(NUM_ACTIONS):
-                if mask[b, a] != 0:
+                if mask[b, a] > 0:
                     out[b, a] = 0.0
+        top = 0
+        for a in range(1, NUM_ACTIONS):
+            if out[b, a] > out[b, top]:
+                top = a
+        choice[b] = top
+    return -1
 
 
 @inline
@@ -508,7 +521,7 @@ def defence(R, A, phase, declarer, trick_winning, trick, high_bid, tricks, trick
     return stake * (p_decl * f_win + (1 - p_decl) * f_lose)
 
 
-@inline
+@rule
 def fail_chance(R, m, r):
     if R[R_EXACT]:
         impossible = m < 0 or m > r
@@ -529,7 +542,7 @@ def led_suit(row, mask_row, O, hand, trick, trick_played, leader, voids, per_tri
     for c in range(52):
         per_trick[c // 13] += has(trick, c)
         per_hand[c // 13] += has(hand, c)
-        allowed[c // 13] += mask_row[c] != 0
+        allowed[c // 13] += mask_row[c] > 0
     total_trick = per_trick[0] + per_trick[1] + per_trick[2] + per_trick[3]
     if total_trick == 0:
         return -1
