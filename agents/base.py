@@ -1,14 +1,20 @@
 """The one interface every bot implements.
 
 * ``act(observation, action_mask) -> action`` for the AEC env (one decision);
-* ``act_batch(obs[B, D], mask[B, 69]) -> actions[B]`` for the batch engine.
+* ``act_batch(obs[B, D], mask[B, 69]) -> actions[B]`` for the batch engine;
+* ``reset(seed)`` reseeds the bot's randomness (tournaments call it once);
+* ``spec``: the spec string the bot was made from (set by the registry);
+* ``decisions``: decisions the bot searched (a search bot counts them, tournaments then
+  report its time per searched decision; 0 for bots that do not search).
 
 The same interface serves Sortskæg's bots (``agents.sortskaeg``; masks [B, 50], their
 ``game`` attribute is ``"sortskaeg"``).
 
-A bot implements at least one of the two; the base class derives the other. Bots see
-only what is in their observation (decode it with :mod:`agents.decode`); the rules come
-from the observation's ``rules`` block or are passed at construction.
+A bot implements at least one of ``act`` and ``act_batch``; the base class derives the
+other. Nothing else is asked of a bot: the search bot ``pimc`` plays its rollout bot
+through ``act_batch`` too. Bots see only what is in their observation (decode it with
+:mod:`agents.decode`); the rules come from the observation's ``rules`` block or are
+passed at construction.
 """
 
 from __future__ import annotations
@@ -25,10 +31,10 @@ class Agent:
 
     #: the spec string the agent was made from (set by the registry)
     spec: str = ""
-    #: True when act_batch is genuinely vectorised (tournaments then use the batch engine)
-    batched: bool = False
     #: the game the bot plays: "redbeard" (Rödskägg) or "sortskaeg"; tournaments check it
     game: str = "redbeard"
+    #: decisions searched so far (search bots count them)
+    decisions: int = 0
 
     def reset(self, seed: int | None = None) -> None:
         """Reseed the agent's randomness (called once per tournament)."""

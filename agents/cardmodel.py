@@ -20,7 +20,7 @@ import numpy as np
 from redbeard_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from redbeard_env.rules import HAND_SIZE, Rules
 
-from .decode import PHASE, ObsBatch
+from .decode import PHASE, ObsBatch, suit_counts
 
 P = 7
 SUIT_OF = np.arange(NUM_CARDS) // NUM_RANKS
@@ -31,11 +31,22 @@ _IN_PLAY = np.isin(np.arange(len(PHASE) + 1), PLAY_PHASES)
 _TRICK_LIVE = np.isin(np.arange(len(PHASE) + 1), (PHASE["play"], PHASE["duel"]))
 
 
+_SUIT_TOP = SUIT_OF * NUM_RANKS + NUM_RANKS - 1  # the highest card of each card's suit
+
+
 def higher_unseen(unseen: np.ndarray) -> np.ndarray:
     """int [B, 52]: unseen cards of the same suit ranked above each card."""
-    u = unseen.reshape(len(unseen), NUM_SUITS, NUM_RANKS).astype(np.int16)
-    above = np.flip(np.cumsum(np.flip(u, -1), -1), -1) - u  # strictly higher ranks
-    return above.reshape(len(unseen), NUM_CARDS)
+    upto = np.cumsum(unseen, 1, dtype=np.int16)  # unseen cards with an id up to each card
+    return upto[:, _SUIT_TOP] - upto
+
+
+def sum_positions(x: np.ndarray) -> np.ndarray:
+    """``x.sum(1)`` of an array [B, positions, ...], adding the positions in the same order
+    (the same result to the bit) without numpy's slow reduction over a short axis."""
+    out = x[:, 0].copy()
+    for p in range(1, x.shape[1]):
+        out += x[:, p]
+    return out
 
 
 def hand_slots(hand: np.ndarray, size: int = HAND_SIZE) -> tuple[np.ndarray, np.ndarray]:
@@ -49,15 +60,16 @@ def poisson_binomial(p: np.ndarray, max_count: int = 6) -> np.ndarray:
     """Distribution of the number of successes of independent events: ``p [..., k]`` ->
     ``[..., max_count + 1]`` (mass above ``max_count`` is folded into the last bin)."""
     p = np.clip(p, 0.0, 1.0)
-    dist = np.zeros(p.shape[:-1] + (max_count + 1,))
-    dist[..., 0] = 1.0
+    # the count axis first: every update below runs over contiguous memory
+    dist = np.zeros((max_count + 1,) + p.shape[:-1])
+    dist[0] = 1.0
+    moved = np.empty_like(dist)
     for j in range(p.shape[-1]):
-        pj = p[..., j : j + 1]
-        moved = dist * pj
+        np.multiply(dist, p[..., j], out=moved)
         dist -= moved
-        dist[..., 1:] += moved[..., :-1]
-        dist[..., -1] += moved[..., -1]
-    return dist
+        dist[1:] += moved[:-1]
+        dist[-1] += moved[-1]
+    return np.ascontiguousarray(np.moveaxis(dist, 0, -1))
 
 
 def poisson_binomial_leave_one_out(p: np.ndarray, max_count: int = 6) -> np.ndarray:
@@ -84,8 +96,9 @@ class CardModel:
         # into play only when the stock was reshuffled)
         seen_thrown = v.seen_thrown & ~v.reshuffled[:, None]
         self.unseen = ~(v.hand | v.played | v.trick | seen_thrown)
-        self.unseen_count = self.unseen.sum(1)
-        self.unseen_suit = self.unseen.reshape(B, NUM_SUITS, NUM_RANKS).sum(-1)
+        counts = suit_counts(self.unseen)
+        self.unseen_count = counts[:, 4]
+        self.unseen_suit = counts[:, :4]
         # cards in each position's hand
         left = (HAND_SIZE - v.tricks_done)[:, None]
         duel = (v.phase == PHASE["duel"])[:, None]
@@ -104,11 +117,11 @@ class CardModel:
         self.holding = holding
         # q[b, p, s]: chance that a given unseen card of suit s sits in p's hand
         voids = v.voids
-        blocked = (holding[:, :, None] * voids).sum(1)  # [B, 4] slots that cannot hold suit s
+        blocked = sum_positions(holding[:, :, None] * voids)  # [B, 4] slots that cannot hold suit s
         room = np.maximum(self.unseen_count[:, None] - blocked, 1)
         q = holding[:, :, None] * ~voids / room[:, None, :]
         q = np.where(self.unseen_suit[:, None, :] > 0, q, 0.0)
-        total = q.sum(1, keepdims=True)
+        total = sum_positions(q)[:, None, :]
         self.q = q / np.maximum(total, 1.0)
         # who still plays to this deal: in play phases the in-round players, before play everyone active
         self.live = np.where(in_play[:, None], v.in_round, v.active) & self.real
@@ -116,31 +129,41 @@ class CardModel:
         self.higher = higher_unseen(self.unseen)
 
     # -------------------------------------------------------------- chances
-    def beat_chance(self, who: np.ndarray) -> np.ndarray:
+    def beat_chance(self, who: np.ndarray, cards: np.ndarray | None = None) -> np.ndarray:
         """float [B, 52]: chance that none of the positions ``who`` (bool [B, 7]) holds an
-        unseen card of the same suit above each card."""
-        Q = np.clip((self.q * who[:, :, None]).sum(1), 0.0, 1.0 - 1e-12)  # [B, 4]
-        return np.exp(self.higher * np.log1p(-Q)[:, SUIT_OF])
+        unseen card of the same suit above each card (only ``cards``, int [B, k], if given:
+        float [B, k]; the same for the methods below)."""
+        Q = np.clip(sum_positions(self.q * who[:, :, None]), 0.0, 1.0 - 1e-12)  # [B, 4]
+        log_miss = np.log1p(-Q)
+        if cards is None:
+            return np.exp(self.higher * log_miss[:, SUIT_OF])
+        return np.exp(np.take_along_axis(self.higher, cards, 1) * np.take_along_axis(log_miss, SUIT_OF[cards], 1))
 
-    def p_win_now(self, legal_cards: np.ndarray, led: np.ndarray) -> np.ndarray:
+    def p_win_now(self, legal_cards: np.ndarray, led: np.ndarray, cards: np.ndarray | None = None) -> np.ndarray:
         """float [B, 52]: chance each legal card wins the current trick, assuming everyone
         still to play beats it when they can."""
         v = self.view
         later = self.live & ~self.trick_played
-        safe = self.beat_chance(later)
+        safe = self.beat_chance(later, cards)
         trick = v.trick
         led_cards = trick & (SUIT_OF[None, :] == led[:, None])
-        best = np.where(led_cards, RANK_OF[None, :], -1).max(1)  # rank of the winning card
+        top = NUM_CARDS - 1 - led_cards[:, ::-1].argmax(1)  # the highest card of the led suit
+        best = np.where(led_cards[np.arange(self.B), top], RANK_OF[top], -1)  # rank of the winning card
         empty = ~trick.any(1)
-        beats = empty[:, None] | ((SUIT_OF[None, :] == led[:, None]) & (RANK_OF[None, :] > best[:, None]))
+        if cards is None:
+            suit, rank = SUIT_OF[None, :], RANK_OF[None, :]
+        else:
+            suit, rank, legal_cards = SUIT_OF[cards], RANK_OF[cards], np.take_along_axis(legal_cards, cards, 1)
+        beats = empty[:, None] | ((suit == led[:, None]) & (rank > best[:, None]))
         return np.where(legal_cards & beats, safe, 0.0)
 
-    def p_win_later(self, leader_rule: str) -> np.ndarray:
+    def p_win_later(self, leader_rule: str, cards: np.ndarray | None = None) -> np.ndarray:
         """float [B, 52]: chance each card of the hand wins a later trick. Under
         ``leader = declarer`` the declarer leads every trick: its cards win when nobody
         holds a higher one; a follower's card also needs the declarer to lead its suit."""
         v = self.view
-        base = self.beat_chance(self.live)
+        base = self.beat_chance(self.live, cards)
+        suit = SUIT_OF if cards is None else SUIT_OF[cards]
         decl = v.declarer
         follower = (decl > 0)
         if leader_rule == "declarer":
@@ -153,17 +176,18 @@ class CardModel:
                 q_one = HAND_SIZE / np.maximum(self.unseen_count, 1)
                 anyone = 1.0 - (1.0 - q_one[:, None]) ** self.unseen_suit
                 factor = np.where(no_decl[:, None], anyone, factor)
-            out = base * factor[:, SUIT_OF]
+            out = base * (factor[:, suit] if cards is None else np.take_along_axis(factor, suit, 1))
         else:
             out = base * 0.75
         duel = v.phase == PHASE["duel"]
         out[duel] = base[duel] * 0.75
-        return np.where(v.hand, out, 0.0)
+        return np.where(v.hand if cards is None else np.take_along_axis(v.hand, cards, 1), out, 0.0)
 
-    def declarer_chances(self) -> np.ndarray:
+    def declarer_chances(self, cards: np.ndarray | None = None) -> np.ndarray:
         """float [B, 52]: before play, the chance each card of the hand wins when led, as
         if the observer were declarer leading every trick against all active players."""
-        return np.where(self.view.hand, self.beat_chance(self.live), 0.0)
+        hand = self.view.hand if cards is None else np.take_along_axis(self.view.hand, cards, 1)
+        return np.where(hand, self.beat_chance(self.live, cards), 0.0)
 
     def declarer_trick_distribution(self, uniforms: np.ndarray, q_scale: float = 1.0) -> np.ndarray:
         """float [B, 7]: distribution of the tricks the observer's hand takes leading every

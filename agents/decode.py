@@ -94,16 +94,12 @@ class ObsBatch:
     def __len__(self) -> int:
         return len(self.phase)
 
-    @property
-    def batch_size(self) -> int:
-        return len(self.phase)
-
-    def phase_is(self, name: str) -> np.ndarray:
-        return self.phase == PHASE[name]
-
     def rows(self, index) -> "ObsBatch":
-        """The sub-batch of the given rows (bool mask or indices)."""
-        return ObsBatch(**{f.name: getattr(self, f.name)[index] for f in dataclasses.fields(self)})
+        """The sub-batch of the given rows (bool mask, indices, or a slice: then views)."""
+        if isinstance(index, slice):
+            return ObsBatch(**{f.name: getattr(self, f.name)[index] for f in dataclasses.fields(self)})
+        index = np.flatnonzero(index) if np.asarray(index).dtype == bool else index
+        return ObsBatch(**{f.name: np.take(getattr(self, f.name), index, 0) for f in dataclasses.fields(self)})
 
     def seat_mask(self) -> np.ndarray:
         """bool [B, 7]: positions that are real players (below num_players)."""
@@ -121,54 +117,61 @@ def _as_batch(obs: Any) -> np.ndarray:
     return arr
 
 
-def _block(obs: np.ndarray, name: str) -> np.ndarray:
-    return obs[:, OBS_SLICES[name]]
-
-
 def _one_hot_index(block: np.ndarray, none: int = -1) -> np.ndarray:
-    """Index of the 1 in each row; ``none`` where the row is all zero."""
-    idx = block.argmax(-1)
-    return np.where(block.max(-1) > 0.5, idx, none)
+    """Index of the set entry in each row of a bool block; ``none`` where the row has none
+    (the entry at the argmax tells: faster than ``any`` over short axes)."""
+    flat = block.reshape(-1, block.shape[-1])
+    index = flat.argmax(1)
+    return np.where(flat[np.arange(len(flat)), index], index, none).reshape(block.shape[:-1])
 
 
 def decode_batch(obs: Any) -> ObsBatch:
-    """Decode observations ``float32 [B, 542]`` (or one vector, or an env observation dict)."""
+    """Decode observations ``float32 [B, 542]`` (or one vector, or an env observation dict).
+    The bool fields are read-only views into one bool copy of the 0/1 entries."""
     o = _as_batch(obs)
-    b = lambda name: _block(o, name)  # noqa: E731
-    flags = b("deal_flags")
+    B = len(o)
+    on = o > 0.5  # every 0/1 entry, in one pass
+    on.flags.writeable = False  # shared by the flag fields below
+    S = OBS_SLICES
+    flag = lambda name: on[:, S[name]]  # noqa: E731
+    index = lambda name: _one_hot_index(flag(name))  # noqa: E731
+    # adjacent blocks of one position mark each: dealer declarer acting leader; trick_winning thrower
+    marks = _one_hot_index(on[:, S["dealer"].start : S["leader"].stop].reshape(B, 4, P))
+    marks2 = _one_hot_index(on[:, S["trick_winning"].start : S["thrower"].stop].reshape(B, 2, P))
+    deal_flags = S["deal_flags"].start
     return ObsBatch(
-        phase=_one_hot_index(b("phase")),
-        num_players=_one_hot_index(b("num_players")) + MIN_PLAYERS,
-        rules_block=b("rules").copy(),
-        progress=b("progress")[:, 0].copy(),
-        hand=b("hand") > 0.5,
-        played=b("played") > 0.5,
-        trick=b("trick") > 0.5,
-        seen_thrown=b("seen_thrown") > 0.5,
-        tricks_done=_one_hot_index(b("tricks_done")),
-        high_bid=_one_hot_index(b("high_bid")) - 1,
-        join_state=_one_hot_index(b("join_state")),
-        redeals_open=flags[:, 0] > 0.5,
-        reshuffled=flags[:, 1] > 0.5,
-        stock_size=np.rint(flags[:, 2] * NUM_CARDS).astype(np.int64),
-        tied_duels=np.rint(flags[:, 3] * 10).astype(np.int64),
-        me_forced=b("me_forced")[:, 0] > 0.5,
-        score=np.rint(b("score") * SCORE_SCALE).astype(np.int64),
-        active=b("active") > 0.5,
-        in_round=b("in_round") > 0.5,
-        dealer=_one_hot_index(b("dealer")),
-        declarer=_one_hot_index(b("declarer")),
-        acting=_one_hot_index(b("acting")),
-        leader=_one_hot_index(b("leader")),
-        trick_played=b("trick_played") > 0.5,
-        trick_winning=_one_hot_index(b("trick_winning")),
-        thrower=_one_hot_index(b("thrower")),
-        tricks=np.rint(b("tricks") * 6).astype(np.int64),
-        joiner=b("joiner") > 0.5,
-        bounced=b("bounced") > 0.5,
-        throws=np.rint(b("throws") * 3).astype(np.int64),
-        voids=(b("voids") > 0.5).reshape(-1, P, 4),
-        call=_one_hot_index(b("call").reshape(-1, P, 10), none=0) - 2,  # padding: NOT_CALLED
+        phase=index("phase"),
+        num_players=index("num_players") + MIN_PLAYERS,
+        rules_block=o[:, S["rules"]].copy(),
+        progress=o[:, S["progress"].start].copy(),
+        hand=flag("hand"),
+        played=flag("played"),
+        trick=flag("trick"),
+        seen_thrown=flag("seen_thrown"),
+        tricks_done=index("tricks_done"),
+        high_bid=index("high_bid") - 1,
+        join_state=index("join_state"),
+        redeals_open=on[:, deal_flags],
+        reshuffled=on[:, deal_flags + 1],
+        stock_size=np.rint(o[:, deal_flags + 2] * NUM_CARDS).astype(np.int64),
+        tied_duels=np.rint(o[:, deal_flags + 3] * 10).astype(np.int64),
+        me_forced=on[:, S["me_forced"].start],
+        score=np.rint(o[:, S["score"]] * SCORE_SCALE).astype(np.int64),
+        active=flag("active"),
+        in_round=flag("in_round"),
+        dealer=marks[:, 0],
+        declarer=marks[:, 1],
+        acting=marks[:, 2],
+        leader=marks[:, 3],
+        trick_played=flag("trick_played"),
+        trick_winning=marks2[:, 0],
+        thrower=marks2[:, 1],
+        tricks=np.rint(o[:, S["tricks"]] * 6).astype(np.int64),
+        joiner=flag("joiner"),
+        bounced=flag("bounced"),
+        throws=np.rint(o[:, S["throws"]] * 3).astype(np.int64),
+        voids=flag("voids").reshape(B, P, 4),
+        call=_one_hot_index(flag("call").reshape(B, P, 10), none=0) - 2,  # padding: NOT_CALLED
     )
 
 
@@ -246,7 +249,7 @@ _RULES_CACHE: dict[bytes, Rules] = {}
 
 def rules_from_obs(obs: Any, base: "str | Rules" = "classic") -> Rules:
     """The Rules of an observation (or of the first row of a batch / an ObsBatch)."""
-    block = obs.rules_block[0] if isinstance(obs, ObsBatch) else _block(_as_batch(obs), "rules")[0]
+    block = obs.rules_block[0] if isinstance(obs, ObsBatch) else _as_batch(obs)[0, OBS_SLICES["rules"]]
     key = np.asarray(block, dtype=np.float32).tobytes() + repr(base).encode()
     rules = _RULES_CACHE.get(key)
     if rules is None:
@@ -348,6 +351,23 @@ def decode(obs: Any, base: "str | Rules" = "classic") -> Observation:
     )
 
 
+_SUIT_SHIFTS = np.arange(0, NUM_CARDS, 13, dtype=np.uint64)  # where each suit's 13 bits start
+_POPCOUNT13 = np.array([bin(i).count("1") for i in range(1 << 13)], np.int64)
+
+
+def suit_counts(cards: np.ndarray) -> np.ndarray:
+    """int [B, 5]: the cards of each suit (C D H S) and in all in card sets bool [B, 52]
+    (the sets packed into bits, counted by table: much faster than numpy's sums over
+    short axes)."""
+    packed = np.zeros((len(cards), 8), np.uint8)
+    packed[:, :7] = np.packbits(cards, axis=1, bitorder="little")
+    bits = packed.view("<u8")  # [B, 1], bit = card id
+    out = np.empty((len(cards), 5), np.int64)
+    out[:, :4] = _POPCOUNT13[(bits >> _SUIT_SHIFTS) & np.uint64(0x1FFF)]
+    out[:, 4] = out[:, 0] + out[:, 1] + out[:, 2] + out[:, 3]
+    return out
+
+
 def led_suit(view: ObsBatch, mask: np.ndarray | None = None) -> np.ndarray:
     """int [B]: the suit led to the current trick, -1 when no card is on the table.
 
@@ -357,15 +377,15 @@ def led_suit(view: ObsBatch, mask: np.ndarray | None = None) -> np.ndarray:
     not hold and for which everyone else who played is shown void, preferring the one
     with most cards there; ``-1`` never comes back while a card is on the table."""
     B = len(view)
-    per_suit_trick = view.trick.reshape(B, 4, 13).sum(-1)
-    per_suit_hand = view.hand.reshape(B, 4, 13).sum(-1)
+    trick_counts, hand_counts = suit_counts(view.trick), suit_counts(view.hand)
+    per_suit_trick, per_suit_hand = trick_counts[:, :4], hand_counts[:, :4]
     out = np.full(B, -1, dtype=np.int64)
-    on_table = per_suit_trick.sum(-1) > 0
+    on_table = trick_counts[:, 4] > 0
     if mask is not None:
-        cards = np.asarray(mask)[:, :NUM_CARDS] > 0
-        allowed = cards.reshape(B, 4, 13).sum(-1)
-        n_suits = (allowed > 0).sum(-1)
-        restricted = on_table & (n_suits == 1) & (allowed.sum(-1) < view.hand.sum(-1))
+        allowed_counts = suit_counts(np.asarray(mask)[:, :NUM_CARDS] > 0)
+        allowed = allowed_counts[:, :4]
+        n_suits = np.count_nonzero(allowed, -1)
+        restricted = on_table & (n_suits == 1) & (allowed_counts[:, 4] < hand_counts[:, 4])
         out[restricted] = allowed[restricted].argmax(-1)
         # a single-suit hand: it follows if that suit is on the table
         single = on_table & (n_suits == 1) & ~restricted
@@ -380,8 +400,10 @@ def led_suit(view: ObsBatch, mask: np.ndarray | None = None) -> np.ndarray:
         lead = view.leader
         has_leader = lead >= 0
         others[np.arange(B)[has_leader], lead[has_leader]] = False
-        void_count = (others[:, :, None] & view.voids).sum(1)  # [B, 4]
-        not_of_suit = per_suit_trick.sum(-1, keepdims=True) - per_suit_trick
+        void_count = np.zeros((B, 4), np.int64)  # [B, 4] (a loop over positions: faster than sum(1))
+        for p in range(P):
+            void_count += others[:, p, None] & view.voids[:, p]
+        not_of_suit = trick_counts[:, 4:] - per_suit_trick
         possible = (per_suit_trick > 0) & (void_count >= not_of_suit) & (per_suit_hand == 0)
         score = np.where(possible, per_suit_trick + 0.5, np.where(per_suit_trick > 0, 0.25, 0.0))
         out[todo] = score[todo].argmax(-1)

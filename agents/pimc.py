@@ -1,43 +1,56 @@
-"""``pimc``: determinised search (perfect-information Monte Carlo) over the heuristic.
+"""``pimc``: determinised search (perfect-information Monte Carlo) over a rollout bot.
 
 At each decision with more than one legal action in the auction, the ask and join
 questions and card play (the redeal and look questions and duels are left to the
-rollout policy):
+rollout bot):
 
 1. **Sample** ``samples`` deals of the hidden cards consistent with everything the player
    has seen: its hand, the cards played (finished tricks and the current one), thrown-in
    cards it has seen, each player's hand size, and the voids revealed by not following
    suit. Cards are dealt uniformly subject to those constraints (players with voids first).
-2. **Play out** every (sample, candidate action) pair to the end of the round with the
-   rollout policy (``heuristic``) in every seat: all samples and actions of all pending
-   decisions run as one batch on :mod:`agents.playout` (a numpy round engine, tested
-   step for step against the reference engine).
+   Each sample becomes a complete game state (:func:`world_game`, seat 0 = the searching
+   player, seats = its relative positions).
+2. **Play out** every (sample, candidate action) pair to the end of the round on the batch
+   engine (:class:`redbeard_env.vector.VectorEnv`, loaded with ``stop_at_round_end``): the
+   candidate action first, then the rollout bot (``heuristic``) in every seat through its
+   ordinary ``act_batch``; a seat with a single legal action plays it without asking.
+   The samples of all rows of a call are loaded once; each candidate index plays on its
+   own copy of that engine, and every step asks the rollout bot once for all of them.
 3. **Choose** the action with the best mean outcome over the samples (common random
-   numbers: every action sees the same samples). A playout is worth the heuristic's
-   value of the player's score at the round's end (minus the distance to 0, a win for
-   exactly 0) -- the change in distance to zero; when the game is close to its end (an
-   active score at most ``close_at``, or ``horizon=game``) it is worth the game result
-   decided at the round's end: +win, -win when someone else finishes, a share of the
-   win when several do.
+   numbers: every action sees the same samples). A playout is worth the utility of the
+   player's score at the round's end (:func:`agents.heuristic.score_utility`: minus the
+   distance to 0, ``win_value`` for exactly 0, ``-elim_value`` for an elimination); when
+   the game is close to its end (an active score at most ``close_at``, or
+   ``horizon=game``) it is worth the game result decided at the round's end: +win, -win
+   when someone else finishes, a share of the win when several do.
 
 Cost per decision is about ``samples x min(legal actions, max_actions) x`` (remaining
-decisions of the round) policy steps; ``samples`` is the knob (``pimc:samples=128``).
+decisions of the round) rollout-bot decisions; ``samples`` is the knob
+(``pimc:samples=128``). The bot counts the decisions it searched in ``decisions``.
 """
 
 from __future__ import annotations
 
+import copy
+import warnings
+from collections import OrderedDict
+
 import numpy as np
 
-from redbeard_env.cards import NUM_CARDS, PASS
+from redbeard_env.cards import NUM_CARDS, NUM_RANKS, PASS
+from redbeard_env.game import Game
+from redbeard_env.observation import JOIN_STATES, PHASE_NAMES
 from redbeard_env.rules import HAND_SIZE, Rules
+from redbeard_env.vector import VectorEnv
 
 from .base import Agent, check_masks
 from .cardmodel import SUIT_OF
-from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups
-from .playout import Playout, run
+from .decode import NOT_CALLED, PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
+from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, score_utility
 from .registry import make_agent, register
 
-SEARCH_PHASES = ("bid", "ask", "join", "play")  # redeal, look and duels: the rollout policy decides
+SEARCH_PHASES = ("bid", "ask", "join", "play")  # redeal, look and duels: the rollout bot decides
+COPY_FROM = 128  # sampled worlds per search from which the engine is copied per candidate (see _play_out)
 
 
 # ====================================================================== sampling
@@ -87,22 +100,133 @@ def sample_owners(unseen: np.ndarray, sizes: np.ndarray, voids: np.ndarray, rng:
     return owner
 
 
+# ====================================================================== sampled worlds as games
+_NO_RNG = np.random.default_rng(0)  # a loaded game's own generator is never drawn from
+
+
+def trick_led_suit(view: ObsBatch, legal: np.ndarray) -> np.ndarray:
+    """int [B]: a suit led to the trick on the table (-1: none) that agrees with everything
+    the observation says about it. :func:`~agents.decode.led_suit` infers it; where that
+    suit cannot be the led one -- the observer's legal cards say it follows another suit
+    or cannot follow, or the trick's winner is not its leader and the suit has a single
+    card on the table -- the suit with most cards on the table that fits is taken."""
+    led = led_suit(view, legal)
+    on_table = suit_counts(view.trick)[:, :4]
+    held = suit_counts(view.hand)
+    allowed = suit_counts(legal[:, :NUM_CARDS])
+    playing = (view.phase == PHASE["play"])[:, None]
+    # the observer's legal cards if suit s was led: its cards of s, or all of them
+    mask_fits = np.where(held[:, :4] > 0, (allowed[:, :4] == held[:, :4]) & (allowed[:, 4:] == held[:, :4]),
+                         allowed[:, 4:] == held[:, 4:])
+    led_wins = (view.leader == view.trick_winning)[:, None]
+    fits = (on_table > 0) & (led_wins | (on_table > 1)) & (mask_fits | ~playing)
+    rows = np.arange(len(led))
+    bad = (led >= 0) & ~fits[rows, np.maximum(led, 0)] & fits.any(1)
+    led[bad] = np.where(fits, on_table, -1)[bad].argmax(1)
+    return led
+
+
+def current_trick(view: ObsBatch, i: int, led: int) -> list[tuple[int, int]]:
+    """The trick on the table in row ``i`` as ``(position, card)`` in play order, the form
+    a :class:`~redbeard_env.game.Game` keeps it in. The observation shows the trick's cards
+    as a set with who played, who leads and who holds the winning card, not which card
+    each played; this gives the winner the best card of the led suit ``led``, the first
+    player another card of that suit (it led it) and the others the rest, which is all
+    the engine reads (led suit, best card, its holder)."""
+    cards = np.flatnonzero(view.trick[i]).tolist()
+    if not cards:
+        return []
+    n = int(view.num_players[i])
+    played = view.trick_played[i]
+    start = int(view.leader[i]) if view.leader[i] >= 0 else 0
+    order = [p for p in ((start + k) % n for k in range(n)) if played[p]]
+    of_led = [c for c in cards if c // NUM_RANKS == led]
+    winner = int(view.trick_winning[i])
+    if not of_led or winner not in order:  # nothing to go on (contradictory view): keep the set
+        return list(zip(order, cards))
+    best = max(of_led)
+    rest = [c for c in cards if c != best]
+    hand_out = {winner: best}
+    if order[0] != winner:
+        lead = max(c for c in rest if c // NUM_RANKS == led) if len(of_led) > 1 else rest[0]
+        hand_out[order[0]] = lead
+        rest.remove(lead)
+    for p in order:
+        if p not in hand_out:
+            hand_out[p] = rest.pop(0)
+    return [(p, hand_out[p]) for p in order]
+
+
+def world_game(view: ObsBatch, i: int, led: int, rules: Rules) -> Game:
+    """Row ``i`` of a decoded view as a reference game with seat 0 = the observer and seats
+    = relative positions, everything the observer knows filled in; the hidden hands are
+    left empty (set them per sample: ``hands[p]``, and ``stock``)."""
+    n = int(view.num_players[i])
+    g = Game(rules=rules, num_players=n, rng=_NO_RNG, scores=view.score[i, :n].tolist(),
+             dealer=int(view.dealer[i]))
+    g.active = view.active[i, :n].tolist()
+    g.rounds_played = int(round(float(view.progress[i]) * rules.max_rounds))
+    g.phase = PHASE_NAMES[int(view.phase[i])]
+    g.to_act = 0
+    g.redeals_open = bool(view.redeals_open[i])
+    g.reshuffled = bool(view.reshuffled[i])
+    g.throws = view.throws[i, :n].tolist()
+    g.seen_thrown = [set(np.flatnonzero(view.seen_thrown[i]).tolist())] + [set() for _ in range(n - 1)]
+    g.calls = [None if c == NOT_CALLED else int(c) for c in view.call[i, :n]]
+    g.high_level = int(view.high_bid[i])
+    g.declarer = int(view.declarer[i])
+    g.in_round = view.in_round[i, :n].tolist()
+    g.tricks = view.tricks[i, :n].tolist()
+    g.tricks_done = int(view.tricks_done[i])
+    g.leader = int(view.leader[i])
+    g.trick = current_trick(view, i, led)
+    g.played = set(np.flatnonzero(view.played[i]).tolist())
+    g.voids = view.voids[i, :n].tolist()
+    g.join_state = JOIN_STATES[int(view.join_state[i])]
+    g.joiner = view.joiner[i, :n].tolist()
+    g.bounced = view.bounced[i, :n].tolist()
+    g.tied_duels = int(view.tied_duels[i])
+    return g
+
+
+def sampled_worlds(view: ObsBatch, legal: np.ndarray, owners: np.ndarray, samples: int, rules: Rules) -> list[Game]:
+    """One game per (row, sample) of decoded observations ``view`` with legal actions
+    ``legal`` bool [B, 69]: row ``i``'s samples are ``owners[i * samples : (i + 1) *
+    samples]`` (owner positions of every card, as :func:`sample_owners` deals them). The
+    hidden cards in no hand make up the stock (as many as the observation says) and the
+    thrown-in pile, with the thrown-in cards the observer has seen."""
+    games = []
+    n = int(view.num_players[0])
+    seen_thrown = view.seen_thrown & ~view.reshuffled[:, None]
+    led = trick_led_suit(view, legal)
+    for i in range(len(view)):
+        template = world_game(view, i, int(led[i]), rules)
+        mine = set(np.flatnonzero(view.hand[i]).tolist())
+        seen = np.flatnonzero(seen_thrown[i]).tolist()
+        stock_size = int(view.stock_size[i])
+        for owner in owners[i * samples : (i + 1) * samples]:
+            g = copy.copy(template)  # the engine's loader only reads: the other fields can be shared
+            g.hands = [mine] + [set(np.flatnonzero(owner == p).tolist()) for p in range(1, n)]
+            rest = np.flatnonzero(owner == -1).tolist()
+            g.stock, g.thrown = rest[:stock_size], rest[stock_size:] + seen
+            games.append(g)
+    return games
+
+
 # ====================================================================== the agent
 class PimcAgent(Agent):
     """Determinised search; see the module docstring. Parameters:
 
     ``samples`` deals per decision; ``max_actions`` candidate actions searched (the
-    rollout policy's choice and its nearest alternatives by action id); ``rollout`` the
-    spec of the policy playing every seat in the playouts (it must offer
-    ``decide(view, legal, rules)``, as ``heuristic`` does); ``horizon`` ``auto`` |
-    ``round`` | ``game``: under ``round`` a playout is worth the heuristic's value of the
-    player's score at the round's end (a win for exactly 0); under ``game`` someone
-    else finishing counts as a loss (``-win_value``) and a shared finish as a share of
-    the win; ``auto`` uses ``game`` when an active player's score is at most
-    ``close_at`` (the game may end this round) and ``round`` otherwise; ``chunk``
-    playouts per batch."""
-
-    batched = True
+    rollout bot's choice and its nearest alternatives by action id); ``rollout`` the spec
+    of the bot playing every seat in the playouts (any registered bot); ``horizon``
+    ``auto`` | ``round`` | ``game``: under ``round`` a playout is worth the utility of the
+    player's score at the round's end (``win_value`` for exactly 0); under ``game`` someone
+    else finishing counts as a loss (``-win_value``) and a shared finish as a share of the
+    win; ``auto`` uses ``game`` when an active player's score is at most ``close_at`` (the
+    game may end this round) and ``round`` otherwise; ``win_value``, ``neg_extra``,
+    ``elim_value``: the utility of a round's end (:func:`agents.heuristic.score_utility`;
+    the heuristic's defaults); ``chunk`` playouts per batch."""
 
     def __init__(
         self,
@@ -111,6 +235,9 @@ class PimcAgent(Agent):
         rollout: str = "heuristic",
         horizon: str = "auto",
         close_at: int = 6,
+        win_value: float = WIN_VALUE,
+        neg_extra: float = NEG_EXTRA,
+        elim_value: float = ELIM_VALUE,
         chunk: int = 16384,
         seed: int | None = 0,
         rules: Rules | None = None,
@@ -122,19 +249,19 @@ class PimcAgent(Agent):
         if horizon not in ("auto", "round", "game"):
             raise ValueError(f"pimc: horizon must be 'auto', 'round' or 'game', got {horizon!r}")
         self.samples, self.max_actions = samples, max_actions
-        self.policy = make_agent(rollout)
-        if not hasattr(self.policy, "decide"):
-            raise ValueError(f"pimc: the rollout policy {rollout!r} has no decide(view, legal, rules)")
+        self.policy = make_agent(rollout, seed=seed)
         self.horizon, self.close_at = horizon, int(close_at)
+        self.win_value, self.neg_extra, self.elim_value = float(win_value), float(neg_extra), float(elim_value)
         self.chunk = int(chunk)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.rules = rules
         self.decisions = 0  # searched decisions (for cost reports)
-        self.playouts = 0
+        self._engines: OrderedDict = OrderedDict()  # (rules, players, slots) -> VectorEnv
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
+        self.policy.reset(seed)
 
     # -------------------------------------------------------------- entry
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -172,60 +299,121 @@ class PimcAgent(Agent):
 
     def _search(self, view: ObsBatch, legal: np.ndarray, base: np.ndarray, rules: Rules) -> np.ndarray:
         B, S = len(view), self.samples
-        n = int(view.num_players[0])
         cands = [self._candidates(legal[i], int(base[i])) for i in range(B)]
         counts = np.array([len(c) for c in cands])
+        C = int(counts.max())
         # deal the hidden cards: S samples per row, shared by all candidate actions
         seen_thrown = view.seen_thrown & ~view.reshuffled[:, None]
         unseen = ~(view.hand | view.played | view.trick | seen_thrown)
-        sizes = hand_sizes(view, rules)
         rep = np.repeat(np.arange(B), S)
-        owners = sample_owners(unseen[rep], sizes[rep], view.voids[rep], self.rng)  # [B*S, 52]
-        hands = owners[:, None, :] == np.arange(n)[None, :, None]
-        hands[:, 0] = view.hand[rep]
-        led = led_suit(view, legal)
-        # one playout per (row, sample, candidate)
-        row_of = np.repeat(np.arange(B), S * counts)
-        sample_of = np.concatenate([np.repeat(np.arange(i * S, (i + 1) * S), counts[i]) for i in range(B)])
-        cand_of = np.concatenate([np.tile(np.arange(counts[i]), S) for i in range(B)])
-        action_of = np.concatenate([np.tile(np.array(cands[i]), S) for i in range(B)])
-        po = Playout(rules, n, view, row_of, hands[sample_of], led[row_of])
-        po.step(np.arange(len(row_of)), action_of)
-        run(po, self.policy, rules)
-        values = self._values(po, view, row_of, rules)
+        owners = sample_owners(unseen[rep], hand_sizes(view, rules)[rep], view.voids[rep], self.rng)  # [B*S, 52]
+        worlds = sampled_worlds(view, legal, owners, S, rules)
+        # first[c, w]: candidate c of world w's row (-1: that row has fewer candidates)
+        table = np.full((B, C), -1, np.int64)
+        for i, c in enumerate(cands):
+            table[i, : len(c)] = c
+        first = table[rep].T
+        result = self._play_out(worlds, first, rules, int(view.num_players[0]))
+        values = self._values(result, view, rep, rules)  # [C, B*S]
         self.decisions += B
-        self.playouts += len(row_of)
-        out = np.empty(B, dtype=np.int64)
-        for i in range(B):
-            sel = row_of == i
-            mean = np.bincount(cand_of[sel], weights=values[sel], minlength=counts[i]) / S
-            mean = mean + 1e-9 * (np.array(cands[i]) == base[i])  # ties: the policy's choice
-            out[i] = cands[i][int(np.argmax(mean))]
-        return out
+        mean = np.where(first >= 0, values, 0.0).reshape(C, B, S).mean(2).T  # [B, C]
+        mean = np.where(table >= 0, mean + 1e-9 * (table == base[:, None]), -np.inf)  # ties: the policy's choice
+        return table[np.arange(B), mean.argmax(1)]
 
-    def _values(self, po: Playout, view: ObsBatch, row_of: np.ndarray, rules: Rules) -> np.ndarray:
-        """The worth of each finished playout for the searching player (seat 0)."""
-        h = self.policy
-        win = float(getattr(h, "win_value", 10.0))
-        elim = float(getattr(h, "elim_value", 30.0))
-        res = po.outcome()
-        my = res["scores"][:, 0]
-        value = h.value_of_score(my, rules) if hasattr(h, "value_of_score") else -np.abs(my).astype(float)
-        n = po.n
+    # -------------------------------------------------------------- playouts
+    def _engine(self, rules: Rules, n: int, slots: int) -> VectorEnv:
+        """An engine with ``slots`` games (kept between calls, every slot is reloaded: building
+        the seat tables costs more than a small search)."""
+        key = (rules, n, slots)
+        env = self._engines.pop(key, None)
+        if env is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # a player count outside the sheet: warned by the game
+                env = VectorEnv(slots, n, rules, seed=0, auto_reset=False)
+        self._engines[key] = env
+        if len(self._engines) > 8:
+            self._engines.popitem(last=False)
+        return env
+
+    def _play_out(self, worlds: list[Game], first: np.ndarray, rules: Rules, n: int) -> dict:
+        """Play world w with candidate ``first[c, w]`` first to the round's end, for every c
+        with ``first[c, w] >= 0``. Returns per (c, w): ``scores`` [C, W, n] at the round's end,
+        ``winner`` [C, W] (a game won in the round, else -1), ``eliminated`` [C, W, n].
+
+        Loading a world costs about as much as 150 engine steps of it, an engine step has a
+        fixed cost of about 400 slots: few worlds are loaded once per (world, candidate) into
+        one engine; many are loaded once, into an engine copied for each candidate index."""
+        C, W = first.shape
+        if W >= COPY_FROM:
+            slots = [(np.full(W, c), np.arange(W)) for c in range(C)]  # per engine: candidate, world
+        else:
+            slots = [np.nonzero(first >= 0)]
+        cand, world = slots[0]
+        base_env = self._engine(rules, n, len(world))
+        obs, mask, _ = base_env.load_games([worlds[w] for w in world.tolist()], stop_at_round_end=True)
+        envs = [base_env] + [copy.deepcopy(base_env) for _ in slots[1:]]
+        states = [(obs, mask)] + [(obs.copy(), mask.copy()) for _ in slots[1:]]
+        firsts = [first[c, w] for c, w in slots]
+        scores = np.zeros((C, W, n), np.int64)
+        winner = np.full((C, W), -1, np.int64)
+        eliminated = np.zeros((C, W, n), bool)
+        running = list(range(len(envs)))
+        step = 0
+        while running:
+            actions = {e: states[e][1].argmax(1) for e in running}  # the first legal action (halted: ignored)
+            if step == 0:
+                for e in running:
+                    actions[e] = np.where(firsts[e] >= 0, firsts[e], actions[e])
+            else:  # the rollout bot for every real choice of every engine, in one call
+                asks = {e: np.flatnonzero((firsts[e] >= 0) & (np.count_nonzero(states[e][1], 1) > 1))
+                        for e in running}
+                total = sum(len(a) for a in asks.values())
+                if total:
+                    o = np.empty((total, states[0][0].shape[1]), np.float32)
+                    m = np.empty((total, states[0][1].shape[1]), np.int8)
+                    at = 0
+                    for e in running:
+                        k = len(asks[e])
+                        np.take(states[e][0], asks[e], 0, out=o[at : at + k])
+                        np.take(states[e][1], asks[e], 0, out=m[at : at + k])
+                        at += k
+                    acts = np.asarray(self.policy.act_batch(o, m), dtype=np.int64)
+                    at = 0
+                    for e in running:
+                        actions[e][asks[e]] = acts[at : at + len(asks[e])]
+                        at += len(asks[e])
+            for e in list(running):
+                env, (cand, world) = envs[e], slots[e]
+                was_halted = env.halted
+                obs, mask, _, _, term, _, info = env.step(actions[e])
+                states[e] = (obs, mask)
+                eliminated[cand, world] |= info["eliminated"]
+                ended = np.flatnonzero(env.halted & ~was_halted)
+                scores[cand[ended], world[ended]] = info["score"][ended]
+                winner[cand[ended], world[ended]] = np.where(term[ended], info["winner"][ended], -1)
+                if env.halted[firsts[e] >= 0].all():
+                    running.remove(e)
+            step += 1
+            if step > 400:
+                raise RuntimeError("pimc: a playout did not reach the round's end")
+        return {"scores": scores, "winner": winner, "eliminated": eliminated}
+
+    def _values(self, res: dict, view: ObsBatch, rep: np.ndarray, rules: Rules) -> np.ndarray:
+        """float [C, W]: the worth of each finished playout for the searching player (seat 0)."""
+        win, n = self.win_value, int(view.num_players[0])
+        my = res["scores"][:, :, 0]
+        value = score_utility(my, rules, win, self.neg_extra, self.elim_value)
+        active = view.active[rep, :n] & ~res["eliminated"]  # [C, W, n]
         scores = view.score[:, :n]
-        active = view.active[:, :n]
-        close = (np.where(active, scores, 10**6) <= self.close_at).any(1)
-        game = np.full(len(view), self.horizon == "game") | ((self.horizon == "auto") & close)
-        game = game[row_of]
-        on_zero = res["on_zero"]
-        k = on_zero.sum(1)
-        finished = on_zero.any(1)
-        shared = np.where(on_zero[:, 0], win / np.maximum(k, 1), -win)
-        value = np.where(game & finished, shared, value)
-        winner = res["winner"]
-        value = np.where(winner == 0, win, np.where(winner > 0, np.where(game, -win, value), value))
-        value = np.where(res["eliminated"][:, 0], -elim, value)
-        return value
+        close = (np.where(view.active[:, :n], scores, 10**6) <= self.close_at).any(1)
+        game = (np.full(len(view), self.horizon == "game") | ((self.horizon == "auto") & close))[rep]
+        on_zero = (res["scores"] == 0) & active
+        k = on_zero.sum(2)
+        shared = np.where(on_zero[:, :, 0], win / np.maximum(k, 1), -win)
+        value = np.where(game & on_zero.any(2), shared, value)
+        w = res["winner"]
+        value = np.where(w == 0, win, np.where(w > 0, np.where(game, -win, value), value))
+        return np.where(res["eliminated"][:, :, 0], -self.elim_value, value)
 
 
 register("pimc", PimcAgent)

@@ -7,10 +7,10 @@ import numpy as np
 from redbeard_env.cards import NUM_ACTIONS
 
 from .base import Agent, check_masks
+from .registry import register
 
 
 class RandomAgent(Agent):
-    batched = True
     num_actions = NUM_ACTIONS  # the action space's size (a subclass serves another game)
 
     def __init__(self, seed: int | None = None):
@@ -25,7 +25,5 @@ class RandomAgent(Agent):
         keys = self.rng.random(legal.shape)
         return np.where(legal, keys, -1.0).argmax(1)
 
-
-from .registry import register  # noqa: E402
 
 register("random", RandomAgent)

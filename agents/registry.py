@@ -5,7 +5,7 @@ A spec is ``name`` or ``name:arg,key=value,...``::
     random                     uniform over legal actions
     random:seed=3
     heuristic                  the rule-based baseline (agents/heuristic.py)
-    heuristic:aggression=0.5   any keyword of the agent's constructor
+    heuristic:win_value=6      any keyword of the agent's constructor
     pimc                       determinised search over the heuristic (agents/pimc.py)
     pimc:samples=128,horizon=round
     ppo:runs/train/x/model.pt  a trained policy (agents/ppo.py registers "ppo")
@@ -19,7 +19,8 @@ literals when they parse as one (``128``, ``0.5``, ``True``), else strings.
 Agents register with :func:`register`. Names in ``LAZY_MODULES`` are imported on first
 use, so ``ppo`` costs nothing (no torch import) until a ``ppo:`` spec is made; an entry
 ``"module:Class"`` also names the factory, for a module that does not call ``register``
-itself. Any object with ``act_batch(obs, mask)`` (or ``act(obs, mask)``) is a usable bot.
+itself. A factory returns an :class:`~agents.base.Agent` (the interface is in
+:mod:`agents.base`).
 """
 
 from __future__ import annotations

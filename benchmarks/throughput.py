@@ -10,11 +10,16 @@ mask, with uniformly random legal actions. Rows:
 * ``batch B=...``: ``redbeard_env.vector.VectorEnv`` with B games (B decisions per step,
   actions from the vectorised ``random_legal_actions``), after a warm-up long enough for
   the games to be in different phases;
-* ``openspiel``: when ``open_spiel`` is importable (``pip install -e .[openspiel]``), the
-  yardstick from outside: OpenSpiel's ``oh_hell(players=4, num_tricks_fixed=6)`` (C++
-  game) driven by a Python loop that builds the information-state tensor with
-  ``open_spiel.python.observation.make_observation`` and the legal-action mask at each
-  decision (chance nodes are sampled, not counted).
+* ``openspiel``: when ``open_spiel`` is importable (``pip install open_spiel``), the
+  yardstick from outside, at its best: OpenSpiel's ``oh_hell(players=4,
+  num_tricks_fixed=6)`` (C++ game) in its natural Python loop -- at each decision
+  ``observation.set_from(state, player)`` once (``make_observation(game,
+  IIGObservationType(perfect_recall=True))``, the information-state tensor) and a
+  uniformly random choice from ``state.legal_actions()``; chance nodes (the deal) are
+  sampled, not counted: oh_hell's chance outcomes are all equally likely (checked at the
+  start), so a uniform choice from ``legal_actions()`` samples them exactly and is the
+  cheapest way. A second row samples them the general way
+  (``pyspiel.sample_action(state.chance_outcomes(), u)``), for reference.
 
 Time is the CPU time of this process (``time.process_time``), which equals wall time on an
 idle core; the process is pinned to one core and BLAS/OpenMP threads are off. Each row runs
@@ -40,8 +45,14 @@ import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 
+from pathlib import Path  # noqa: E402
+
 import numpy as np  # noqa: E402
 
+# the source tree measured: this checkout, or REDBEARD_ROOT (benchmarks/ab_compare.py
+# points it at another tree to time before and after in one run)
+ROOT = Path(os.environ.get("REDBEARD_ROOT") or Path(__file__).resolve().parent.parent)
+sys.path.insert(0, str(ROOT))
 
 clock = time.process_time
 
@@ -121,37 +132,73 @@ def bench_batch(B: int, players: int, rules: str, seconds: float, window: float)
     return win.result()
 
 
-def bench_openspiel(seconds: float, window: float) -> tuple[float, float] | None:
+def bench_heuristic(B: int, players: int, rules: str, seconds: float, window: float) -> tuple[float, float]:
+    """The batch engine with the ``heuristic`` bot deciding for every seat (its
+    ``act_batch`` on the observations and masks the engine returns)."""
+    from agents.heuristic import HeuristicAgent
+    from redbeard_env.vector import VectorEnv, random_legal_actions
+
+    venv = VectorEnv(num_envs=B, num_players=players, rules=rules, seed=0)
+    bot = HeuristicAgent()
+    rng = np.random.default_rng(0)
+    obs, mask, seat = venv.reset()
+    for i in range(60):  # desynchronise the games' phases
+        obs, mask, seat, *_ = venv.step(random_legal_actions(mask, rng))
+    bot.act_batch(obs, mask)  # warm-up (compilation, tables)
+    win = Windows(seconds, window)
+    going = True
+    while going:
+        obs, mask, seat, *_ = venv.step(bot.act_batch(obs, mask))
+        going = win.add(B)
+    return win.result()
+
+
+def bench_openspiel(seconds: float, window: float, general_chance: bool = False) -> tuple[float, float] | None:
+    """OpenSpiel's natural loop (see the module docstring); ``general_chance`` samples the
+    deal through ``chance_outcomes()`` instead of a uniform choice."""
     try:
         import pyspiel
         from open_spiel.python.observation import make_observation
     except ImportError:
         return None
+    import random
+
     game = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 6})
     observation = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
-    rng = np.random.default_rng(0)
+    rnd = random.Random(0).random
+    if not general_chance:  # a uniform choice samples the deal exactly: check it is uniform
+        for _ in range(20):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    probs = [p for _, p in state.chance_outcomes()]
+                    if max(probs) - min(probs) > 1e-12:
+                        raise RuntimeError("oh_hell has non-uniform chance outcomes: use general_chance")
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rnd() * len(legal))])
+    sample_action = pyspiel.sample_action
     win = Windows(seconds, window)
     going = True
     while going:
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                if general_chance:
+                    state.apply_action(sample_action(state.chance_outcomes(), rnd())[0])
+                else:
+                    legal = state.legal_actions()
+                    state.apply_action(legal[int(rnd() * len(legal))])
                 continue
-            player = state.current_player()
-            observation.set_from(state, player)  # the information-state tensor
-            tensor = observation.tensor
-            mask = np.asarray(state.legal_actions_mask(player), dtype=np.int8)
-            legal = np.flatnonzero(mask)
-            state.apply_action(int(legal[rng.integers(len(legal))]))
+            observation.set_from(state, state.current_player())  # the information-state tensor
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rnd() * len(legal))])
             going = win.add(1)
-    del tensor
     return win.result()
 
 
 MEMORY_CHILD = r"""
 import os, resource, sys, json, tracemalloc
+sys.path.insert(0, os.environ["REDBEARD_ROOT"])
 for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[v] = "1"
 def hwm_kib():  # high-water RSS of this process image (ru_maxrss would include the parent's at fork)
@@ -178,7 +225,7 @@ print(json.dumps({"peak_kib": hwm_kib(), "base_kib": base, "traced_peak_kib": tr
 def peak_memory(B: int, players: int, rules: str) -> dict:
     out = subprocess.run(
         [sys.executable, "-c", MEMORY_CHILD, str(B), str(players), rules],
-        capture_output=True, text=True, check=True, env={**os.environ},
+        capture_output=True, text=True, check=True, env={**os.environ, "REDBEARD_ROOT": str(ROOT)},
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -190,23 +237,32 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=8.0, help="time per row")
     parser.add_argument("--window", type=float, default=0.5, help="length of a timing window")
     parser.add_argument("--sizes", default="1,64,1024,4096,16384", help="batch sizes")
+    parser.add_argument("--heuristic-sizes", default="4096",
+                        help="batch sizes for the heuristic-at-every-seat rows ('' for none)")
     parser.add_argument("--json", default=None, help="also write the results to this file")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", UserWarning)
     pinned = pin_to_one_core()
     print(f"Rödskägg throughput: {args.players} players, rules={args.rules}, {args.seconds:g} s per row, "
-          f"numpy {np.__version__}, {pinned}", flush=True)
+          f"numpy {np.__version__}, {pinned}, source {ROOT}", flush=True)
 
     rows: list[tuple[str, tuple[float, float] | None]] = []
     rows.append(("aec", bench_aec(args.players, args.rules, args.seconds, args.window)))
     print(f"  measured aec: {rows[-1][1][0]:,.0f}", flush=True)
     spiel = bench_openspiel(args.seconds, args.window)
-    rows.append(("openspiel oh_hell(4 players, 6 tricks)", spiel))
+    rows.append(("openspiel oh_hell(4p, 6 tricks) yardstick", spiel))
     print(f"  measured openspiel: {'not installed' if spiel is None else f'{spiel[0]:,.0f}'}", flush=True)
+    if spiel is not None:
+        general = bench_openspiel(args.seconds, args.window, general_chance=True)
+        rows.append(("openspiel, deal by chance_outcomes()", general))
+        print(f"  measured openspiel (chance_outcomes): {general[0]:,.0f}", flush=True)
     sizes = [int(x) for x in args.sizes.split(",") if x]
     for B in sizes:
         rows.append((f"batch B={B}", bench_batch(B, args.players, args.rules, args.seconds, args.window)))
         print(f"  measured batch B={B}: {rows[-1][1][0]:,.0f}", flush=True)
+    for B in [int(x) for x in args.heuristic_sizes.split(",") if x]:
+        rows.append((f"batch B={B}, heuristic every seat", bench_heuristic(B, args.players, args.rules, args.seconds, args.window)))
+        print(f"  measured batch B={B} heuristic: {rows[-1][1][0]:,.0f}", flush=True)
     mem_B = max(sizes + [16384])
     mem = peak_memory(mem_B, args.players, args.rules)
 
@@ -234,6 +290,9 @@ def main(argv: list[str] | None = None) -> None:
             line += f", {b4096[0] / spiel_best:.1f}x openspiel (>= 10)"
         line += f"; memory at B={mem_B}: {mem['peak_kib'] / 1024 / 1024:.2f} GiB (<= 1)"
         print(line)
+        heur = batch.get("batch B=4096, heuristic every seat")
+        if heur:
+            print(f"heuristic at every seat, B=4096: {heur[0] / b4096[0]:.2f}x the engine's random-action speed (>= 0.5)")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "memory": mem, "args": vars(args)}, f, indent=2)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import dataclasses
+import os
 import pstats
 import sys
 import tempfile
@@ -31,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+# the source tree measured: this checkout, or REDBEARD_ROOT (benchmarks/ab_compare.py)
+ROOT = Path(os.environ.get("REDBEARD_ROOT") or Path(__file__).resolve().parent.parent)
 sys.path.insert(0, str(ROOT))
 
 
@@ -91,6 +93,9 @@ def main() -> None:
     engine = yardstick("random", cfg.num_envs, players, cfg.rules, args.seconds)
     heuristic = yardstick("heuristic", cfg.num_envs, players, cfg.rules, args.seconds)
     sps = out["global_step"] / wall  # includes start-up; charts/SPS excludes it
+    import redbeard_env
+
+    print(f"\nsource: {Path(redbeard_env.__file__).parent.parent}")
     print(f"\n{args.config}: {cfg.rules}, players {cfg.players}, {cfg.num_envs} games x {cfg.num_steps} steps per update, "
           f"{args.updates} updates, prior {cfg.prior!r}, torch_threads {cfg.torch_threads}")
     print(f"{'':40s}{'steps/s':>12s}{'vs training':>13s}")

@@ -137,18 +137,22 @@ class ReferenceBatch(BatchEngine):
 
     name = "reference"
 
-    def __init__(self, rules: Rules, num_players: int, seed: int):
+    def __init__(self, rules: Rules, num_players: int, seed: int, record: bool = False):
         super().__init__(rules, num_players, seed)
         self.prefix = static_prefix(rules, num_players)
+        self.record = record  # keep a game record (redbeard_env.records) of every job
 
     def start(self, jobs: list[Job]) -> None:
-        self.games = []
+        self.games, self.recorders = [], []
         for job in jobs:
             decks = [(list(map(int, d[:NUM_CARDS])), _rank_of(d[NUM_CARDS:])) for d in job.decks]
             rng = np.random.default_rng([self.seed, job.deal, 13])  # deals after the list: same per rotation
-            self.games.append(
-                G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
-            )
+            g = G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
+            self.games.append(g)
+            if self.record:
+                from .records import Recorder
+
+                self.recorders.append(Recorder(g, seed=self.seed, meta={"game": job.index, "deal": job.deal, "rotation": job.rotation}))
         self.live = np.ones(len(jobs), dtype=bool)
 
     def observe(self):
@@ -167,7 +171,10 @@ class ReferenceBatch(BatchEngine):
         ev = empty_events(len(self.games), self.n)
         for b in np.flatnonzero(self.live):
             g = self.games[b]
-            G.apply_action(g, int(actions[b]))
+            if self.record:
+                self.recorders[b].apply(int(actions[b]))
+            else:
+                G.apply_action(g, int(actions[b]))
             ev["score"][b] = g.scores
             for e in g.events:
                 if e[0] == "round_end":
@@ -315,9 +322,15 @@ def game_of_rules(rules: Any) -> GameInfo:
     raise ValueError(f"not the Rules of any game: {rules!r:.80}")
 
 
-def make_engine(name: str, rules: Any, num_players: int, seed: int) -> BatchEngine:
+def make_engine(name: str, rules: Any, num_players: int, seed: int, record: bool = False) -> BatchEngine:
     """The batch engine called ``name`` (``"vector"`` or ``"reference"``) of the game whose
-    ``Rules`` these are (Rödskägg's or Sortskæg's)."""
+    ``Rules`` these are (Rödskägg's or Sortskæg's); ``record`` (Rödskägg's reference engine
+    only) keeps a game record of every job."""
     if name not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {name!r}")
-    return game_of_rules(rules).engines()[name](rules, num_players, seed)
+    info = game_of_rules(rules)
+    if record:
+        if name != "reference" or info.name != "redbeard":
+            raise ValueError("game records are kept by Rödskägg's reference engine: use engine='reference' (or 'auto')")
+        return ReferenceBatch(rules, num_players, seed, record=True)
+    return info.engines()[name](rules, num_players, seed)

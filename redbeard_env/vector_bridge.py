@@ -26,11 +26,10 @@ def load_games(env, games: Sequence[G.Game], idx: np.ndarray) -> None:
         raise ValueError(f"load_games: indices must be distinct slots 0..{B - 1}")
     for b, g in zip(idx.tolist(), games):  # all checked before anything changes
         check_game(env, b, g)
-    K = max([len(g.deck_queue) for g in games] + [env.dq_deck.shape[1]])
-    if K > env.dq_deck.shape[1]:
-        grow = K - env.dq_deck.shape[1]
-        env.dq_deck = np.concatenate([env.dq_deck, np.zeros((B, grow, NUM_CARDS), np.int8)], 1)
-        env.dq_rank = np.concatenate([env.dq_rank, np.zeros((B, grow, NUM_CARDS), np.int8)], 1)
+    K = max([len(g.deck_queue) for g in games] + [env.dq.shape[1]])
+    if K > env.dq.shape[1]:
+        grow = K - env.dq.shape[1]
+        env.dq = np.concatenate([env.dq, np.zeros((B, grow, 2, NUM_CARDS), np.int8)], 1)
     for b, g in zip(idx.tolist(), games):
         load_game(env, b, g)
 
@@ -71,7 +70,6 @@ def load_game(env, b: int, g: G.Game) -> None:
     env.stock_len[b] = len(g.stock)
     rank = np.arange(NUM_CARDS) if g.reshuffle_rank is None else np.asarray(g.reshuffle_rank)
     env.rank[b] = rank
-    env._rank_lazy[b] = False
     env.trick_cards[b] = cards_to_bits(np.array([c for _, c in g.trick], np.int64).reshape(-1))
     env.trick_len[b] = len(g.trick)
     env.trick_played[b] = False
@@ -106,8 +104,8 @@ def load_game(env, b: int, g: G.Game) -> None:
     env.dq_pos[b] = 0
     env.dq_len[b] = len(g.deck_queue)
     for q, (deck, rk) in enumerate(g.deck_queue):
-        env.dq_deck[b, q] = deck
-        env.dq_rank[b, q] = np.arange(NUM_CARDS) if rk is None else rk
+        env.dq[b, q, 0] = deck
+        env.dq[b, q, 1] = np.arange(NUM_CARDS) if rk is None else rk
 
 
 def export_game(env, b: int, rng: np.random.Generator | None = None) -> G.Game:
@@ -130,10 +128,7 @@ def export_game(env, b: int, rng: np.random.Generator | None = None) -> G.Game:
     g.hands = [set(np.flatnonzero(bits(env.hands[b, s])).tolist()) for s in range(n)]
     lo = int(env.stock_pos[b])
     g.stock = env.deck[b, lo : lo + int(env.stock_len[b])].tolist()
-    # a deal whose reshuffle order this engine has not drawn yet (it draws it when the
-    # stock runs short) gets one from the game's generator, not from this engine's:
-    # exporting must not change what this engine plays next
-    rank = g.rng.permutation(NUM_CARDS) if env._rank_lazy[b] else env.rank[b].astype(np.int64)
+    rank = env.rank[b].astype(np.int64)
     g.thrown = sorted(np.flatnonzero(bits(env.thrown[b])).tolist(), key=lambda c: rank[c])
     g.reshuffle_rank = rank
     g.redeals_open = bool(env.redeals_open[b])
@@ -162,10 +157,10 @@ def export_game(env, b: int, rng: np.random.Generator | None = None) -> G.Game:
     # the current (or just finished) trick in play order: its leader, then clockwise
     if env.trick_len[b]:
         first = int(env.trick_first[b])
-        order = [first] + [s for s in env._seats.rot[first][:-1].tolist() if env.trick_played[b, s]]
+        order = [first] + [s for s in ((first + k) % n for k in range(1, n)) if env.trick_played[b, s]]
         g.trick = [(s, int(env.trick_card[b, s])) for s in order]
     g.deck_queue = [
-        (env.dq_deck[b, q].tolist(), env.dq_rank[b, q].astype(np.int64))
+        (env.dq[b, q, 0].tolist(), env.dq[b, q, 1].astype(np.int64))
         for q in range(int(env.dq_pos[b]), int(env.dq_len[b]))
     ]
     # the queue of seats still to decide in this phase

@@ -65,6 +65,9 @@ class EvalConfig:
     (Ray tasks; an embedded local Ray, or the cluster at --ray-address / $RAY_ADDRESS). Results do not depend on it."""
     workers: int = 1
     """Processes (local) or at most concurrent tasks' worth of CPUs (ray) to play shards on, at least 1."""
+    record: Optional[str] = None
+    """Append every game's record (JSON lines, redbeard_env.records: deals, moves, results; replayable) to this
+    file; plays on the reference engine."""
     ray_address: Optional[str] = None
     """Ray cluster to join with --backend ray (None: $RAY_ADDRESS, else an embedded local Ray)."""
 
@@ -98,13 +101,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             score_range=cfg.score_range,
             engine=cfg.engine,
             batch_size=cfg.batch_size,
+            record=cfg.record is not None,
         )
         if cfg.workers < 1:
             raise ValueError(f"--workers must be an int >= 1, got {cfg.workers}")
     except ValueError as exc:
         _refuse(str(exc))
     results = play_tournament(tournament, out=cfg.out, plots=cfg.plots, progress=not cfg.quiet,
-                              backend=cfg.backend, workers=cfg.workers, ray_address=cfg.ray_address)
+                              backend=cfg.backend, workers=cfg.workers, ray_address=cfg.ray_address,
+                              record=cfg.record)
     print(format_table(results))
     if cfg.out:
         last_plot = "exact_by_hand_size.png" if tournament.game.name == "sortskaeg" else "contract_by_bid.png"

@@ -87,6 +87,7 @@ class Tournament:
     scores: Any
     score_range: tuple[int, int]
     setup: dict  # prepare_tournament's arguments: another process rebuilds the tournament from them
+    record: bool = False  # keep a game record of every game (reference engine)
 
     @property
     def num_jobs(self) -> int:
@@ -128,6 +129,7 @@ def prepare_tournament(
     batch_size: int | None = None,
     decks_per_game: int | None = None,
     agent_kwargs: dict | None = None,
+    record: bool = False,
 ) -> Tournament:
     """Check the arguments of :func:`run_tournament` (``ValueError`` naming the argument, the
     value and what is allowed) and build the bots and the engine."""
@@ -170,8 +172,14 @@ def prepare_tournament(
                              f"(Sortskæg's bots: sortskaeg_random, sortskaeg_heuristic, sortskaeg_pimc, ppo:sortskaeg_4p)")
         bots.append(bot)
     rotations = distinct_rotations(lineup)
+    if record and info.name != "redbeard":
+        raise ValueError(f"game records exist for Rödskägg only, not {info.name}")
+    if record and mode != "game":
+        raise ValueError("game records are made of whole games: record needs mode='game'")
+    if record and engine == "vector":
+        raise ValueError("game records are kept by the reference engine: use engine='reference' (or 'auto') with record")
     if engine == "auto":
-        engine = "vector" if all(hasattr(b, "act_batch") for b in bots) else "reference"
+        engine = "vector" if all(hasattr(b, "act_batch") for b in bots) and not record else "reference"
     return Tournament(
         game=info,
         rules=rules_obj,
@@ -192,7 +200,8 @@ def prepare_tournament(
         score_range=score_range,
         setup=dict(agent_specs=list(agent_specs), rules=rules, players=players, games=games, seed=seed,
                    overrides=overrides, game=info.name, mode=mode, scores=scores, score_range=score_range, engine=engine,
-                   batch_size=batch_size, decks_per_game=decks_per_game, agent_kwargs=agent_kwargs),
+                   batch_size=batch_size, decks_per_game=decks_per_game, agent_kwargs=agent_kwargs, record=record),
+        record=record,
     )
 
 
@@ -242,6 +251,7 @@ class ShardResult:
     agent_time: np.ndarray  # seconds in each agent's decisions
     agent_decisions: np.ndarray
     searched: np.ndarray  # decisions the search bots actually searched
+    records: list  # game records (redbeard_env.records), with the tournament's record option
 
 
 def shard_seed(seed: int, shard: int, part: int) -> int:
@@ -256,7 +266,8 @@ def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
     and whenever it runs."""
     n, unique, bots, rotations = tr.num_players, tr.unique, tr.bots, tr.rotations
     seed, mode, scores, score_range = tr.seed, tr.mode, tr.scores, tr.score_range
-    backend = make_engine(tr.engine, tr.rules, n, shard_seed(seed, shard, -1))
+    backend = make_engine(tr.engine, tr.rules, n, shard_seed(seed, shard, -1), record=tr.record)
+    game_records: list[dict] = []
     for i, bot in enumerate(bots):
         if hasattr(bot, "reset"):
             bot.reset(shard_seed(seed, shard, i))
@@ -274,6 +285,8 @@ def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
                 None if sc is None else [int(x) for x in sc[k]]) for k in range(count)]
     backend.start(jobs)
     lineups = np.array([job.lineup for job in jobs])  # [B, n] agent index per seat
+    for b, recorder in enumerate(getattr(backend, "recorders", [])):
+        recorder.agents = [unique[a] for a in lineups[b]]
     rec.begin(count)
     while backend.live.any():
         obs, mask, seat = backend.observe()
@@ -315,12 +328,14 @@ def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
                     }
                 )
         if len(finished):
+            if tr.record:
+                game_records.extend(backend.recorders[b].record() for b in finished)
             backend.release(finished)
             if on_games is not None:
                 on_games(len(finished))
     rec.end()
     searched = np.array([getattr(b, "decisions", 0) for b in bots], np.int64) - searched_before
-    return ShardResult(rec, decisions, agent_time, agent_decisions, searched)
+    return ShardResult(rec, decisions, agent_time, agent_decisions, searched, game_records)
 
 
 BACKENDS = ("local", "ray")
@@ -378,14 +393,16 @@ def _run_shards(tr: Tournament, backend: str, workers: int, ray_address: str | N
 
 def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, plots: bool = True,
                     progress: bool = True, backend: str = "local", workers: int = 1,
-                    ray_address: str | None = None) -> dict:
+                    ray_address: str | None = None, record: "str | Path | None" = None) -> dict:
     """Play a prepared tournament; return the results dict (also written to ``out``).
 
     The deals are played in shards of whole deals (:func:`play_shard`), each seeded from
     the tournament's seed and its index, so the results are the same for any ``backend``
     and number of ``workers`` (timings aside). ``backend``: ``local`` (``workers`` = 1: this
     process; more: a process pool) or ``ray`` (Ray tasks; ``ray.init()`` without an address
-    starts a local Ray, ``ray_address`` or ``RAY_ADDRESS`` joins a cluster)."""
+    starts a local Ray, ``ray_address`` or ``RAY_ADDRESS`` joins a cluster). ``record``: a
+    JSON-lines file to append every game's record to (in game order; the tournament must
+    have been prepared with ``record=True``)."""
     tr = tournament
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -406,6 +423,12 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
     if bar is not None:
         bar.close()
     wall = time.time() - t0
+    if record is not None:
+        if not tr.record:
+            raise ValueError("record= needs a tournament prepared with record=True")
+        from redbeard_env.records import append_records
+
+        append_records(record, sorted((g for r in results_by_shard for g in r.records), key=lambda g: g["meta"]["game"]))
     rec = new_records(tr.game, tr.rules, n, unique)
     for part in results_by_shard:
         rec.merge(part.rec)

@@ -308,3 +308,21 @@ def test_more_workers_need_spec_strings():
         play_tournament(tr, progress=False, workers=2)
     with pytest.raises(ValueError, match="backend must be one of"):
         play_tournament(tr, progress=False, backend="dask")
+
+
+def test_record_writes_every_game_and_each_replays_exactly(tmp_path):
+    from redbeard_env import records
+
+    path = tmp_path / "games.jsonl"
+    cli.main(["--agents", "heuristic", "random", "--players", "4", "--games", "12", "--seed", "2",
+              "--record", str(path), "--out", str(tmp_path / "out"), "--no-plots", "--quiet", "--workers", "2"])
+    games = records.load_records(path)  # checked: each replays to its recorded result
+    with open(tmp_path / "out" / "games.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(games) == len({r["game"] for r in rows}) == 12
+    for g in games:
+        final = [int(r["final_score"]) for r in sorted((r for r in rows if int(r["game"]) == g["meta"]["game"]), key=lambda r: int(r["seat"]))]
+        assert g["scores"] == final and records.replay(g).scores == final
+        assert sorted(set(g["agents"])) == ["heuristic", "random"]
+    with pytest.raises(SystemExit):
+        cli.main(["--agents", "heuristic", "--games", "4", "--record", str(path), "--engine", "vector"])

@@ -669,8 +669,8 @@ def test_random_games(preset, n):
         overrides=DEFAULT_OVERRIDES.get(preset),
         scores_every=DEFAULT_SCORES_EVERY.get(preset, 4),
     )
-    assert t.terminated + t.truncated == GAMES_PER_COUNT
-    assert t.terminated > 0
+    # (play_random_game checks that each game ends, by termination xor truncation)
+    assert t.rounds >= GAMES_PER_COUNT and t.terminated > 0
     # the run reached the rules it is meant to exercise
     assert t.reasons.get("trick", 0) > 0 and t.reasons.get("contract", 0) > 0
     r = PRESETS[preset]

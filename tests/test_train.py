@@ -270,6 +270,11 @@ def test_a_crafted_checkpoint_is_refused_without_running_its_code(tmp_path, caps
         with pytest.raises(SystemExit) as exit_:
             train.main(argv)
         assert exit_.value.code == 2 and "refused" in capsys.readouterr().err
+    from redbeard_eval import cli as evaluate_cli
+
+    with pytest.raises(SystemExit) as exit_:
+        evaluate_cli.main(["--agents", f"ppo:{evil}", "heuristic", "--players", "4", "--games", "4"])
+    assert exit_.value.code == 2 and "refused" in capsys.readouterr().err
     assert not marker.exists()
     torch.load(evil, weights_only=False)  # the file is real: an unsafe load runs its code
     assert marker.exists()

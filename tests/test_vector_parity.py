@@ -220,8 +220,9 @@ def _case_args(preset: str, n: int):
 def test_parity(preset: str, n: int) -> None:
     overrides, score_range = _case_args(preset, n)
     stats = run_parity(preset, n, overrides, score_range, GAMES, seed=1000 * n + len(preset))
-    assert stats["games"] == GAMES
-    assert stats["rounds"] > 0
+    # the loop above ends only when every game has (on both engines, checked); what the
+    # games exercised: scored rounds, and games that ended with a winner
+    assert stats["rounds"] > 0 and stats["winner"] > 0, stats
 
 
 @pytest.mark.slow
@@ -232,7 +233,7 @@ def test_parity_slow(preset: str, n: int) -> None:
     # longer games than the default suite: three times the rounds
     overrides = {**overrides, "max_rounds": 3 * overrides.get("max_rounds", 4)}
     stats = run_parity(preset, n, overrides, score_range, SLOW_GAMES, seed=77 + 1000 * n + len(preset))
-    assert stats["games"] == SLOW_GAMES
+    assert stats["rounds"] > 0 and stats["winner"] > 0, stats
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
@@ -241,5 +242,4 @@ def test_parity_elimination_before_duel() -> None:
     the zero check): scores near both 0 and eliminate_at, look penalties (challenge)."""
     overrides = dict(start_score=2, redeal="challenge", eliminate_at=4, max_rounds=3)
     stats = run_parity("classic", 6, overrides, (0, 3), GAMES, seed=5)
-    assert stats["games"] == GAMES
     assert stats["eliminated_before_duel"] >= 10, stats  # 38 with this seed

@@ -77,7 +77,6 @@ def card_chances(v: SObs, joker_value: float, lead_factor: float, trump_factor: 
 class SortskaegHeuristic(Agent):
     """See the module docstring."""
 
-    batched = True
     game = "sortskaeg"
 
     def __init__(self, bid_scale: float = 1.3, joker_value: float = 0.8, lead_factor: float = 0.85,

@@ -121,7 +121,6 @@ def trick_seats(v: SObs, row: int) -> dict[int, int]:
 class SortskaegPIMC(Agent):
     """See the module docstring."""
 
-    batched = True
     game = "sortskaeg"
 
     def __init__(self, samples: int = 16, rollout: str = "sortskaeg_heuristic", spite: float = 0.5,

@@ -1,0 +1,7 @@
+"""Play Rödskägg against the bots: a local web app (``redbeard-web``) and a terminal game
+(``redbeard-play``), both over :class:`redbeard_web.session.GameSession`.
+
+This package sits above ``agents`` and the engines: it imports them, nothing imports it.
+The web app needs the ``web`` extra (``pip install -e ".[web]"``); the terminal game
+needs nothing beyond the project itself.
+"""

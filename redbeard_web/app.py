@@ -1,0 +1,179 @@
+"""The web app: a JSON API over :class:`~redbeard_web.store.GameStore` and the static page.
+
+API (JSON in, JSON out; errors are ``{"error": "..."}``)::
+
+    GET  /api/options                    presets (every Rules field), allowed values, bots
+    POST /api/games                      {"rules", "players", "seat", "opponents", "seed", "overrides"}
+                                         -> the human's view (bots before the human have moved)
+    GET  /api/games/{id}                 -> the view (events: moves since the last view)
+    POST /api/games/{id}/actions         {"action": "play:AS"} -> the new view (the bots have moved)
+    GET  /api/games/{id}/hint?bot=SPEC   -> {"bot", "action", "kind", "values"} for your decision
+    GET  /api/games/{id}/record          -> the game record once finished (409 before)
+    POST /api/replays                    {"record": {...}} -> frame 0 of a replay, every hand face up
+    GET  /api/replays/{id}?step=K        -> the replay after K actions
+
+Status codes: 400 malformed or illegal (the game is unchanged), 404 unknown or expired
+id, 409 record of a running game, 413 body too large, 415 a POST that is not JSON, 503
+no room for another game or a game busy too long. A POST must say
+``Content-Type: application/json`` (so another web site cannot post to the local server
+with a plain form), and by default only requests addressed to a loopback host name are
+served (against DNS rebinding). The view format is in :mod:`redbeard_web.session`.
+
+Bots run in worker threads (Starlette's thread pool), one game at a time per game lock,
+so a game whose bots are thinking never holds up the others.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from redbeard_env.records import rules_dict
+from redbeard_env.rules import CHOICES, INT_RANGES, MAX_PLAYERS, MIN_PLAYERS, PRESETS
+
+from .session import NotFinished, suggested_bots
+from .store import Busy, GameStore, StoreFull, UnknownId
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+MAX_BODY = 4 * 1024 * 1024  # a record of a very long game stays well below this
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=SECURITY_HEADERS)
+
+
+def _ok(data: Any) -> JSONResponse:
+    return JSONResponse(data, headers=SECURITY_HEADERS)
+
+
+async def _json_body(request: Request) -> Any:
+    """The request's JSON body; ``ValueError``-style responses are raised as HTTPException."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        raise HTTPException(415, "send JSON with Content-Type: application/json")
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        raise HTTPException(413, f"the body is larger than {MAX_BODY} bytes")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise HTTPException(413, f"the body is larger than {MAX_BODY} bytes")
+    try:
+        return json.loads(body or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise HTTPException(400, f"the body is not valid JSON: {exc}") from None
+
+
+async def _call(fn, *args) -> JSONResponse:
+    """Run store work in a worker thread and turn its errors into status codes."""
+    try:
+        # the JSON is made in the worker thread too: the event loop only moves bytes
+        body = await run_in_threadpool(lambda: json.dumps(fn(*args), separators=(",", ":"), ensure_ascii=False))
+        return Response(body, media_type="application/json", headers=SECURITY_HEADERS)
+    except UnknownId as exc:
+        return _error(404, str(exc))
+    except (StoreFull, Busy) as exc:
+        return _error(503, str(exc))
+    except NotFinished as exc:
+        return _error(409, str(exc))
+    except ValueError as exc:
+        return _error(400, str(exc))
+
+
+def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS) -> Starlette:
+    """The ASGI app. ``allowed_hosts=None`` serves any Host header (for a public --host)."""
+    store = GameStore() if store is None else store
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / "index.html", headers=SECURITY_HEADERS)
+
+    async def options(request: Request) -> JSONResponse:
+        return _ok({
+            "presets": {name: rules_dict(r) for name, r in PRESETS.items()},
+            "choices": {k: list(v) for k, v in CHOICES.items()},
+            "ranges": {k: list(v) for k, v in INT_RANGES.items()},
+            "players": [MIN_PLAYERS, MAX_PLAYERS],
+            "bots": suggested_bots(),
+        })
+
+    async def new_game(request: Request) -> JSONResponse:
+        return await _call(store.create, await _json_body(request))
+
+    async def get_game(request: Request) -> JSONResponse:
+        return await _call(store.view, request.path_params["game_id"])
+
+    async def post_action(request: Request) -> JSONResponse:
+        body = await _json_body(request)
+        game_id = request.path_params["game_id"]
+        if not isinstance(body, dict) or set(body) != {"action"}:
+            try:  # an unknown game is a 404, whatever the body
+                store.session(game_id)
+            except UnknownId as exc:
+                return _error(404, str(exc))
+            return _error(400, 'an action is {"action": "<action name>"}, e.g. {"action": "play:AS"}')
+        return await _call(store.act, game_id, body["action"])
+
+    async def hint(request: Request) -> JSONResponse:
+        spec = request.query_params.get("bot", "heuristic")
+        return await _call(store.hint, request.path_params["game_id"], spec)
+
+    async def record(request: Request) -> JSONResponse:
+        return await _call(store.record, request.path_params["game_id"])
+
+    async def open_replay(request: Request) -> JSONResponse:
+        body = await _json_body(request)
+        if not isinstance(body, dict) or set(body) != {"record"}:
+            return _error(400, 'open a replay with {"record": {...one game record...}}')
+        return await _call(store.open_replay, body["record"])
+
+    async def replay_frame(request: Request) -> JSONResponse:
+        text = request.query_params.get("step", "0")
+        if not text.isdigit():
+            return _error(400, f"step must be an int >= 0, got {text!r:.40}")
+        return await _call(store.replay_frame, request.path_params["replay_id"], int(text))
+
+    async def not_found(request: Request, exc: Exception) -> JSONResponse:
+        return _error(404, f"no such page: {request.url.path}")
+
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail))
+
+    routes = [
+        Route("/", index),
+        Route("/api/options", options),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{game_id}", get_game),
+        Route("/api/games/{game_id}/actions", post_action, methods=["POST"]),
+        Route("/api/games/{game_id}/hint", hint),
+        Route("/api/games/{game_id}/record", record),
+        Route("/api/replays", open_replay, methods=["POST"]),
+        Route("/api/replays/{replay_id}", replay_frame),
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+    middleware = []
+    if allowed_hosts is not None:
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+    app = Starlette(routes=routes, middleware=middleware,
+                    exception_handlers={404: not_found, HTTPException: http_error})
+    app.state.store = store
+    return app
+

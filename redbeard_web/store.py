@@ -1,0 +1,180 @@
+"""Many games at once, with bounded memory.
+
+:class:`GameStore` keeps game sessions and record replays by id (random, unguessable
+ids). Each session has its own lock, so one game's bots never hold up another game; the
+store's own lock only guards the dictionary. Memory stays bounded: a finished game (or a
+replay) expires ``finished_seconds`` after it was last looked at, a running game after
+``idle_seconds``; at ``max_games`` entries the least recently used expired-or-finished
+entry is dropped first, and when every entry is a live running game a new one is refused
+(:class:`StoreFull`). Finished games can be appended to a records file
+(``records_path``), once each.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from redbeard_env.records import append_records
+
+from .session import HUMAN, BotPool, GameSession, ReplaySession, parse_new_game
+
+LOCK_TIMEOUT = 120.0  # seconds a request waits for a game that is busy with its bots
+
+
+class UnknownId(KeyError):
+    """No game or replay with this id (never made, or expired)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class StoreFull(RuntimeError):
+    """No room for another game: every stored game is running and recently used."""
+
+
+class Busy(RuntimeError):
+    """A game stayed locked (its bots are thinking) longer than ``LOCK_TIMEOUT``."""
+
+
+class GameStore:
+    def __init__(self, bots: BotPool | None = None, max_games: int = 500, idle_seconds: float = 3600.0,
+                 finished_seconds: float = 900.0, records_path: "str | Path | None" = None,
+                 clock: Callable[[], float] = time.monotonic, app: str = "redbeard-web"):
+        if max_games < 1:
+            raise ValueError(f"max_games must be >= 1, got {max_games}")
+        self.bots = BotPool() if bots is None else bots
+        self.max_games = max_games
+        self.idle_seconds = idle_seconds
+        self.finished_seconds = finished_seconds
+        self.records_path = Path(records_path) if records_path else None
+        self.clock = clock
+        self.app = app
+        self._entries: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._file_lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    # ------------------------------------------------------------ expiry
+    def _expired(self, entry: Any, now: float) -> bool:
+        done = isinstance(entry, ReplaySession) or entry.finished
+        return now - entry.touched > (self.finished_seconds if done else self.idle_seconds)
+
+    def sweep(self) -> int:
+        """Drop expired entries; returns how many."""
+        now = self.clock()
+        with self._lock:
+            dead = [k for k, e in self._entries.items() if self._expired(e, now)]
+            for k in dead:
+                del self._entries[k]
+        return len(dead)
+
+    def _make_room(self) -> None:
+        """Called with the lock held, before adding an entry."""
+        now = self.clock()
+        for k in [k for k, e in self._entries.items() if self._expired(e, now)]:
+            del self._entries[k]
+        if len(self._entries) < self.max_games:
+            return
+        done = [(e.touched, k) for k, e in self._entries.items()
+                if isinstance(e, ReplaySession) or e.finished]
+        if not done:
+            raise StoreFull(f"too many games running at once ({self.max_games}); try again later")
+        del self._entries[min(done)[1]]
+
+    def _add(self, make: Callable[[str], Any]) -> Any:
+        key = secrets.token_hex(8)
+        entry = make(key)  # built outside the store lock (a bot may load a checkpoint)
+        with self._lock:
+            self._make_room()
+            self._entries[key] = entry
+        return entry
+
+    # ------------------------------------------------------------ games
+    def create(self, body: Any) -> dict:
+        """A new game from a request body; returns the human's first view (bots that act
+        before the human have moved)."""
+        opts = parse_new_game(body)
+        for spec in set(opts["agents"]) - {HUMAN}:
+            self.bots.get(spec)  # a spec that cannot be built fails here, before a game is stored
+        session = self._add(lambda key: GameSession(key, opts["rules"], opts["players"], opts["seat"], opts["agents"],
+                                                    opts["seed"], self.bots, clock=self.clock, app=self.app))
+        with self.locked(session):
+            session.run_bots()
+            self._save_if_finished(session)
+            return session.view()
+
+    def session(self, game_id: str) -> GameSession:
+        entry = self._entries.get(game_id)
+        if not isinstance(entry, GameSession):
+            raise UnknownId(f"no game {game_id!r} (unknown, or expired)")
+        return entry
+
+    def replay(self, replay_id: str) -> ReplaySession:
+        entry = self._entries.get(replay_id)
+        if not isinstance(entry, ReplaySession):
+            raise UnknownId(f"no replay {replay_id!r} (unknown, or expired)")
+        return entry
+
+    def locked(self, entry):
+        """The entry's lock as a context manager, waiting at most ``LOCK_TIMEOUT``."""
+        return _Timed(entry.lock)
+
+    def view(self, game_id: str) -> dict:
+        session = self.session(game_id)
+        with self.locked(session):
+            return session.view()
+
+    def act(self, game_id: str, action: Any) -> dict:
+        session = self.session(game_id)
+        with self.locked(session):
+            session.act(action)
+            self._save_if_finished(session)
+            return session.view()
+
+    def hint(self, game_id: str, spec: Any) -> dict:
+        session = self.session(game_id)
+        with self.locked(session):
+            return session.hint(spec)
+
+    def record(self, game_id: str) -> dict:
+        session = self.session(game_id)
+        with self.locked(session):
+            return session.record()
+
+    def _save_if_finished(self, session: GameSession) -> None:
+        if self.records_path is None or not session.finished or session.saved:
+            return
+        with self._file_lock:
+            append_records(self.records_path, [session.record()])
+        session.saved = True
+
+    # ------------------------------------------------------------ replays
+    def open_replay(self, record: Any) -> dict:
+        replay = self._add(lambda key: ReplaySession(key, record, clock=self.clock))
+        with self.locked(replay):
+            return replay.frame(0)
+
+    def replay_frame(self, replay_id: str, step: int) -> dict:
+        replay = self.replay(replay_id)
+        with self.locked(replay):
+            return replay.frame(step)
+
+
+class _Timed:
+    def __init__(self, lock: threading.Lock):
+        self.lock = lock
+
+    def __enter__(self):
+        if not self.lock.acquire(timeout=LOCK_TIMEOUT):
+            raise Busy(f"the game is busy (its bots have been thinking for over {LOCK_TIMEOUT:.0f} s)")
+        return self
+
+    def __exit__(self, *exc):
+        self.lock.release()
+        return False
