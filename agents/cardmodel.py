@@ -87,7 +87,6 @@ class CardModel:
         self.view, self.rules, self.n = view, rules, num_players
         B = len(view)
         self.B = B
-        self.row_index = np.arange(B)[:, None]  # row index for per-row card lookups (x[self.row_index, cards])
         v = view
         pos = np.arange(P)
         self.real = pos[None, :] < num_players
@@ -138,7 +137,7 @@ class CardModel:
         log_miss = np.log1p(-Q)
         if cards is None:
             return np.exp(self.higher * log_miss[:, SUIT_OF])
-        return np.exp(self.higher[self.row_index, cards] * log_miss[self.row_index, SUIT_OF[cards]])
+        return np.exp(np.take_along_axis(self.higher, cards, 1) * np.take_along_axis(log_miss, SUIT_OF[cards], 1))
 
     def p_win_now(self, legal_cards: np.ndarray, led: np.ndarray, cards: np.ndarray | None = None) -> np.ndarray:
         """float [B, 52]: chance each legal card wins the current trick, assuming everyone
@@ -154,7 +153,7 @@ class CardModel:
         if cards is None:
             suit, rank = SUIT_OF[None, :], RANK_OF[None, :]
         else:
-            suit, rank, legal_cards = SUIT_OF[cards], RANK_OF[cards], legal_cards[self.row_index, cards]
+            suit, rank, legal_cards = SUIT_OF[cards], RANK_OF[cards], np.take_along_axis(legal_cards, cards, 1)
         beats = empty[:, None] | ((suit == led[:, None]) & (rank > best[:, None]))
         return np.where(legal_cards & beats, safe, 0.0)
 
@@ -177,17 +176,17 @@ class CardModel:
                 q_one = HAND_SIZE / np.maximum(self.unseen_count, 1)
                 anyone = 1.0 - (1.0 - q_one[:, None]) ** self.unseen_suit
                 factor = np.where(no_decl[:, None], anyone, factor)
-            out = base * (factor[:, suit] if cards is None else factor[self.row_index, suit])
+            out = base * (factor[:, suit] if cards is None else np.take_along_axis(factor, suit, 1))
         else:
             out = base * 0.75
         duel = v.phase == PHASE["duel"]
         out[duel] = base[duel] * 0.75
-        return np.where(v.hand if cards is None else v.hand[self.row_index, cards], out, 0.0)
+        return np.where(v.hand if cards is None else np.take_along_axis(v.hand, cards, 1), out, 0.0)
 
     def declarer_chances(self, cards: np.ndarray | None = None) -> np.ndarray:
         """float [B, 52]: before play, the chance each card of the hand wins when led, as
         if the observer were declarer leading every trick against all active players."""
-        hand = self.view.hand if cards is None else self.view.hand[self.row_index, cards]
+        hand = self.view.hand if cards is None else np.take_along_axis(self.view.hand, cards, 1)
         return np.where(hand, self.beat_chance(self.live, cards), 0.0)
 
     def declarer_trick_distribution(self, uniforms: np.ndarray, q_scale: float = 1.0) -> np.ndarray:
