@@ -84,8 +84,6 @@ def score_utility(final: np.ndarray, rules: Rules, win_value: float = WIN_VALUE,
 class HeuristicAgent(Agent):
     """Vectorised rule-based bot; see the module docstring. Deterministic."""
 
-    batched = True
-
     def __init__(
         self,
         rules: Rules | None = None,
