@@ -19,7 +19,7 @@ tested), which also documents how every field is stored.
 
 Positions are relative: position ``p`` is the player ``p`` seats to the observer's left;
 positions at or beyond ``num_players`` are padding. Calls use the engine's convention:
-``NOT_CALLED`` (-2), ``PASSED`` (-1), a bid level 0..6, or 7 for Rödskägg.
+``NO_CALL`` (-2), ``PASSED`` (-1), a bid level 0..6, or 7 for Rödskägg.
 """
 
 from __future__ import annotations
@@ -31,21 +31,11 @@ from typing import Any
 import numpy as np
 
 from redbeard_env.cards import NUM_CARDS
-from redbeard_env.observation import (
-    JOIN_STATES,
-    OBS_HIGH,
-    OBS_LOW,
-    OBS_SIZE,
-    OBS_SLICES,
-    PHASE_NAMES,
-    RULE_NUMBERS,
-    SCORE_BINS,
-    SCORE_SCALE,
-)
-from redbeard_env.rules import BOOL_FIELDS, CHOICES, MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules, make_rules
+from redbeard_env.game import JOIN_STATES, NO_CALL, PHASE_NAMES
+from redbeard_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_SLICES, POSITIONS, RULE_NUMBERS, SCORE_BINS, SCORE_SCALE
+from redbeard_env.rules import BOOL_FIELDS, CHOICES, MIN_PLAYERS, PRESETS, Rules, make_rules
 
-P = MAX_PLAYERS
-NOT_CALLED, PASSED = -2, -1
+P = POSITIONS
 PHASE = {name: i for i, name in enumerate(PHASE_NAMES)}  # phase name -> index
 
 # Fields of ObsBatch that hold one relative position per row (-1 = nobody).
@@ -89,7 +79,7 @@ class ObsBatch:
     bounced: np.ndarray  # bool [B, 7], reached 0 this round (zero_rule = bounce)
     throws: np.ndarray  # int [B, 7], hands thrown in this deal (3 means 3 or more)
     voids: np.ndarray  # bool [B, 7, 4], shown void in suit C D H S
-    call: np.ndarray  # int [B, 7], NOT_CALLED, PASSED, 0..6 or 7 (Rödskägg)
+    call: np.ndarray  # int [B, 7], NO_CALL, PASSED, 0..6 or 7 (Rödskägg)
 
     def __len__(self) -> int:
         return len(self.phase)
@@ -171,7 +161,7 @@ def decode_batch(obs: Any) -> ObsBatch:
         bounced=flag("bounced"),
         throws=np.rint(o[:, S["throws"]] * 3).astype(np.int64),
         voids=flag("voids").reshape(B, P, 4),
-        call=_one_hot_index(flag("call").reshape(B, P, 10), none=0) - 2,  # padding: NOT_CALLED
+        call=_one_hot_index(flag("call").reshape(B, P, 10), none=0) - 2,  # padding: NO_CALL
     )
 
 
@@ -347,7 +337,7 @@ def decode(obs: Any, base: "str | Rules" = "classic") -> Observation:
         bounced=[bool(x) for x in v.bounced[0, :n]],
         throws=[int(x) for x in v.throws[0, :n]],
         voids=[[bool(x) for x in row] for row in v.voids[0, :n]],
-        calls=[None if c == NOT_CALLED else int(c) for c in v.call[0, :n]],
+        calls=[None if c == NO_CALL else int(c) for c in v.call[0, :n]],
     )
 
 

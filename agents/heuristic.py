@@ -20,7 +20,7 @@ failure, joiner-fail, zero-trick, forget and bid-over-score penalties.
   plain +5 for a rival).
 * **Bids.** The hand's trick distribution as declarer comes from a Monte Carlo over
   where the unseen cards are (per suit, every opponent card above one of ours can take
-  one of ours, :meth:`CardModel.declarer_trick_distribution`; ``q_scale`` < 1 because
+  one of ours: ``bid_values`` in :mod:`agents.heuristic_kernels`; ``q_scale`` < 1 because
   opponents fold or do not always overtake -- fitted on self-play); timing moves a share
   ``control`` of the outcomes one trick off the bid onto it. Each legal bid's expected
   utility is compared with passing (the hand's chances as a follower) plus

@@ -151,6 +151,23 @@ def poisson(p, m, skip, dist):
         dist[6] = dist[6] + top
 
 
+@inline
+def suit_total(q, live, s):
+    """The live players' summed q[p, s] (player p's share of the unseen cards of suit s)."""
+    Q = 0.0
+    for p in range(7):
+        Q += q[p, s] * live[p]
+    return Q
+
+
+@inline
+def miss_logs(q, live, Qs, logmiss):
+    """Qs[s]: the live players' summed q in suit s, kept below 1; logmiss[s] = log(1 - Qs[s])."""
+    for s in range(4):
+        Qs[s] = min(max(suit_total(q, live, s), 0.0), 1.0 - 1e-12)
+        logmiss[s] = np.log1p(-Qs[s])
+
+
 # ---------------------------------------------------------------- one row
 @inline
 def decode_cards(obs, at):
@@ -264,7 +281,11 @@ def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
                     if choice[b] < 0:
                         choice[b] = a
             continue
-        # ------------------------------------------------ the card model (agents/cardmodel.py)
+        # ------------------------------------------------ the card model: what the observer can
+        # infer about hidden cards, approximate on purpose (card locations independent,
+        # opponents take a trick when they can): unseen cards, cards each position still
+        # holds, q[p, s] = chance one unseen card of suit s is in p's hand, higher[c] =
+        # unseen cards of c's suit that beat c
         in_play = phase == PH_ASK or phase == PH_JOIN or phase == PH_PLAY or phase == PH_DUEL
         trick_live = phase == PH_PLAY or phase == PH_DUEL
         seen_eff = np.uint64(0) if reshuffled else seen
@@ -386,12 +407,7 @@ def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
                        higher, slots, valid, declarer, duel, score, bounced, call, high_bid, uniforms, Qs, logmiss,
                        factor, p6, w6, dist, table, aim, free, beaten, counts)
         elif phase == PH_REDEAL:
-            for s in range(4):
-                Q = 0.0
-                for p in range(7):
-                    Q += q[p, s] * live[p]
-                Qs[s] = min(max(Q, 0.0), 1.0 - 1e-12)
-                logmiss[s] = np.log1p(-Qs[s])
+            miss_logs(q, live, Qs, logmiss)
             strength = 0.0
             for j in range(6):
                 if valid[j]:
@@ -475,12 +491,8 @@ def later_chances(R, n, q, live, unseen_suit, unseen_count, declarer, duel, high
                   factor, p6, scale):
     """p6[j]: chance the hand's j-th card wins a later trick (times ``scale``; 0 for padding).
     Under leader = declarer a follower's card also needs the declarer to lead its suit."""
+    miss_logs(q, live, Qs, logmiss)
     for s in range(4):
-        Q = 0.0
-        for p in range(7):
-            Q += q[p, s] * live[p]
-        Qs[s] = min(max(Q, 0.0), 1.0 - 1e-12)
-        logmiss[s] = np.log1p(-Qs[s])
         factor[s] = 1.0
     use_factor = R[R_LEADER_DECL] and not duel
     if use_factor:
@@ -581,12 +593,7 @@ def bid_values(R, A, n, b, mask, out, q, live, unseen, unseen_suit, unseen_count
                table, aim, free, beaten, counts):
     """Bids: each legal bid's expected utility against passing (see agents.heuristic)."""
     # declarer chances of the hand's cards (leading against all live players)
-    for s in range(4):
-        Q = 0.0
-        for p in range(7):
-            Q += q[p, s] * live[p]
-        Qs[s] = min(max(Q, 0.0), 1.0 - 1e-12)
-        logmiss[s] = np.log1p(-Qs[s])
+    miss_logs(q, live, Qs, logmiss)
     for j in range(6):
         c = slots[j]
         w6[j] = np.exp(higher[c] * logmiss[c // 13]) if valid[j] else 0.0
@@ -614,10 +621,7 @@ def bid_values(R, A, n, b, mask, out, q, live, unseen, unseen_suit, unseen_count
     # the hand's trick distribution leading every trick, by Monte Carlo over fixed uniforms
     samples = uniforms.shape[0]
     for s in range(4):
-        Q = 0.0
-        for p in range(7):
-            Q += q[p, s] * live[p]
-        Qs[s] = min(max(Q * A[A_QSCALE], 0.0), 1.0)
+        Qs[s] = min(max(suit_total(q, live, s) * A[A_QSCALE], 0.0), 1.0)
     for x in range(7):
         counts[x] = 0.0
     for smp in range(samples):

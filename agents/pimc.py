@@ -37,18 +37,17 @@ from collections import OrderedDict
 
 import numpy as np
 
-from redbeard_env.cards import NUM_CARDS, NUM_RANKS, PASS
-from redbeard_env.game import Game
-from redbeard_env.observation import JOIN_STATES, PHASE_NAMES
+from redbeard_env.cards import NUM_CARDS, PASS, suit_of
+from redbeard_env.game import JOIN_STATES, NO_CALL, PHASE_NAMES, Game
 from redbeard_env.rules import HAND_SIZE, Rules
 from redbeard_env.vector import VectorEnv
 
 from .base import Agent, check_masks
-from .cardmodel import SUIT_OF
-from .decode import NOT_CALLED, PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
+from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
 from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, score_utility
 from .registry import make_agent, register
 
+CARD_SUITS = suit_of(np.arange(NUM_CARDS))  # the suit of every card id
 SEARCH_PHASES = ("bid", "ask", "join", "play")  # redeal, look and duels: the rollout bot decides
 COPY_FROM = 128  # sampled worlds per search from which the engine is copied per candidate (see _play_out)
 
@@ -87,7 +86,7 @@ def sample_owners(unseen: np.ndarray, sizes: np.ndarray, voids: np.ndarray, rng:
         k = sizes[rows, p]
         if not k.any():
             continue
-        allowed = available & ~voids[rows, p][:, SUIT_OF]
+        allowed = available & ~voids[rows, p][:, CARD_SUITS]
         short = allowed.sum(1) < k
         allowed[short] = available[short]
         masked = np.where(allowed, keys, np.inf)
@@ -140,7 +139,7 @@ def current_trick(view: ObsBatch, i: int, led: int) -> list[tuple[int, int]]:
     played = view.trick_played[i]
     start = int(view.leader[i]) if view.leader[i] >= 0 else 0
     order = [p for p in ((start + k) % n for k in range(n)) if played[p]]
-    of_led = [c for c in cards if c // NUM_RANKS == led]
+    of_led = [c for c in cards if suit_of(c) == led]
     winner = int(view.trick_winning[i])
     if not of_led or winner not in order:  # nothing to go on (contradictory view): keep the set
         return list(zip(order, cards))
@@ -148,7 +147,7 @@ def current_trick(view: ObsBatch, i: int, led: int) -> list[tuple[int, int]]:
     rest = [c for c in cards if c != best]
     hand_out = {winner: best}
     if order[0] != winner:
-        lead = max(c for c in rest if c // NUM_RANKS == led) if len(of_led) > 1 else rest[0]
+        lead = max(c for c in rest if suit_of(c) == led) if len(of_led) > 1 else rest[0]
         hand_out[order[0]] = lead
         rest.remove(lead)
     for p in order:
@@ -172,7 +171,7 @@ def world_game(view: ObsBatch, i: int, led: int, rules: Rules) -> Game:
     g.reshuffled = bool(view.reshuffled[i])
     g.throws = view.throws[i, :n].tolist()
     g.seen_thrown = [set(np.flatnonzero(view.seen_thrown[i]).tolist())] + [set() for _ in range(n - 1)]
-    g.calls = [None if c == NOT_CALLED else int(c) for c in view.call[i, :n]]
+    g.calls = [None if c == NO_CALL else int(c) for c in view.call[i, :n]]
     g.high_level = int(view.high_bid[i])
     g.declarer = int(view.declarer[i])
     g.in_round = view.in_round[i, :n].tolist()

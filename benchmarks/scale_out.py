@@ -7,8 +7,9 @@ same job in the same invocation.
     python benchmarks/scale_out.py --only training --updates 6
 
 A tournament's results must not depend on the workers: the script checks that every run
-gives the same results as the first. Speed-ups are wall-clock ratios (start-up included:
-a worker process or Ray actor imports the project and builds its bots first).
+gives the same results as the first. Speed-ups are wall-clock ratios, start-up of the
+workers included (a worker process or Ray actor imports the project and builds its bots
+first); Ray itself is started before the clock, as a running cluster would be.
 """
 
 from __future__ import annotations
@@ -19,12 +20,23 @@ import tempfile
 import time
 
 
+def start_ray(args) -> None:
+    """Ray up before any timing, as a cluster would be (its own start-up is ~3 s here)."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
+
+
 def tournaments(args) -> None:
     from redbeard_eval.tournament import play_tournament, prepare_tournament
 
-    jobs = [("heuristic", ["heuristic"], args.games), ("pimc", ["pimc", "heuristic", "heuristic", "heuristic"], args.pimc_games)]
-    for name, specs, games in jobs:
-        setup = dict(agent_specs=specs, rules="classic", players=4, games=games, seed=0, batch_size=args.batch_size)
+    start_ray(args)
+
+    jobs = [("heuristic", ["heuristic"], args.games, args.batch_size),
+            ("pimc", ["pimc", "heuristic", "heuristic", "heuristic"], args.pimc_games, args.pimc_batch_size)]
+    for name, specs, games, batch_size in jobs:
+        setup = dict(agent_specs=specs, rules="classic", players=4, games=games, seed=0, batch_size=batch_size)
         rows, first = [], None
         for backend, workers in (("local", 1), ("local", args.workers), ("ray", args.workers)):
             tr = prepare_tournament(**setup)
@@ -44,6 +56,7 @@ def training(args) -> None:
     import redbeard_train as train
 
     cfg = train.load_config(args.config)
+    start_ray(args)
     rows = []
     for backend, k in (("local", 1), ("local", args.workers), ("ray", args.workers)):
         with tempfile.TemporaryDirectory() as tmp:
@@ -64,14 +77,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["tournaments", "training"], default=None)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--games", type=int, default=2000, help="heuristic tournament games")
-    parser.add_argument("--pimc-games", type=int, default=96, help="pimc tournament games")
-    parser.add_argument("--batch-size", type=int, default=256, help="games per shard")
+    parser.add_argument("--games", type=int, default=8000, help="heuristic tournament games")
+    parser.add_argument("--pimc-games", type=int, default=384, help="pimc tournament games")
+    parser.add_argument("--batch-size", type=int, default=256, help="games per shard (heuristic)")
+    parser.add_argument("--pimc-batch-size", type=int, default=64, help="games per shard (pimc: small, so shards outnumber workers)")
     parser.add_argument("--config", default="classic_4p")
-    parser.add_argument("--updates", type=int, default=6)
+    parser.add_argument("--updates", type=int, default=12)
     args = parser.parse_args()
-    if args.workers < 2 or args.games < 1 or args.pimc_games < 1 or args.updates < 1:
-        parser.error("--workers must be >= 2, --games, --pimc-games and --updates >= 1")
+    if args.workers < 2 or min(args.games, args.pimc_games, args.updates, args.batch_size, args.pimc_batch_size) < 1:
+        parser.error("--workers must be >= 2, --games, --pimc-games, --updates and the batch sizes >= 1")
     if args.only in (None, "tournaments"):
         tournaments(args)
     if args.only in (None, "training"):

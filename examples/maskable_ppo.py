@@ -17,8 +17,6 @@ import argparse
 import time
 from pathlib import Path
 
-import numpy as np
-
 import redbeard_env
 
 

@@ -9,18 +9,5 @@ from .single_agent import SingleAgentEnv, register_gymnasium_envs, single_agent_
 
 register_gymnasium_envs()
 
-__all__ = [
-    "env",
-    "raw_env",
-    "single_agent_env",
-    "SingleAgentEnv",
-    "Rules",
-    "PRESETS",
-    "make_rules",
-    "action_id",
-    "action_name",
-    "card_name",
-    "parse_card",
-    "OBS_SIZE",
-    "OBS_BLOCKS",
-]
+__all__ = ["env", "raw_env", "single_agent_env", "SingleAgentEnv", "Rules", "PRESETS", "make_rules",
+           "action_id", "action_name", "card_name", "parse_card", "OBS_SIZE", "OBS_BLOCKS"]

@@ -69,11 +69,12 @@ import numpy as np
 
 from . import game as G
 from .cards import NUM_ACTIONS, NUM_CARDS
-from .observation import OBS_SIZE, encode, static_prefix
+from .observation import OBS_SIZE
+from .parts import REDBEARD, GameParts
 from .rules import Rules
 from .vector import VectorEnv
 
-__all__ = ["Job", "BatchEngine", "ReferenceBatch", "VectorBatch", "ENGINES", "make_engine", "empty_events",
+__all__ = ["Job", "BatchEngine", "ReferenceBatchBase", "VectorBatchBase", "ReferenceBatch", "VectorBatch", "ENGINES", "make_engine", "empty_events",
            "GameInfo", "GAME_NAMES", "game_info", "game_of_rules"]
 
 
@@ -132,95 +133,99 @@ class BatchEngine:
         self.live[slots] = False
 
 
-class ReferenceBatch(BatchEngine):
-    """Jobs on the reference engine: one ``game.Game`` per slot."""
+class ReferenceBatchBase(BatchEngine):
+    """Jobs on a reference engine, one ``Game`` per slot. A subclass names the game's
+    ``parts`` and says how a job's decks start a game and what a game's events report
+    (:meth:`new_game`, :meth:`round_events`, :meth:`end_events`)."""
 
     name = "reference"
+    parts: GameParts
 
-    def __init__(self, rules: Rules, num_players: int, seed: int, record: bool = False):
+    def __init__(self, rules, num_players: int, seed: int):
         super().__init__(rules, num_players, seed)
-        self.prefix = static_prefix(rules, num_players)
-        self.record = record  # keep a game record (redbeard_env.records) of every job
+        self.prefix = self.parts.observation.static_prefix(rules, num_players)
+
+    def new_game(self, job: Job, rng: np.random.Generator):
+        raise NotImplementedError
+
+    def round_events(self, ev: dict, b: int, event: tuple) -> None:
+        """Record a ``round_end`` event of slot ``b`` in ``ev``."""
+        raise NotImplementedError
+
+    def end_events(self, ev: dict, b: int, g) -> None:
+        """Record the end of slot ``b``'s game ``g`` in ``ev`` (``done`` is set already)."""
+        raise NotImplementedError
+
+    def empty_events(self, B: int) -> dict:
+        return empty_events(B, self.n)
 
     def start(self, jobs: list[Job]) -> None:
-        self.games, self.recorders = [], []
-        for job in jobs:
-            decks = [(list(map(int, d[:NUM_CARDS])), _rank_of(d[NUM_CARDS:])) for d in job.decks]
-            rng = np.random.default_rng([self.seed, job.deal, 13])  # deals after the list: same per rotation
-            g = G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
-            self.games.append(g)
-            if self.record:
-                from .records import Recorder
-
-                self.recorders.append(Recorder(g, seed=self.seed, meta={"game": job.index, "deal": job.deal, "rotation": job.rotation}))
+        # deals after the job's decks come from a generator keyed by the deal: the same in
+        # every rotation of it
+        self.games = [self.new_game(job, np.random.default_rng([self.seed, job.deal, 13])) for job in jobs]
         self.live = np.ones(len(jobs), dtype=bool)
+
+    def apply(self, b: int, action: int) -> None:
+        self.parts.game.apply_action(self.games[b], action)
 
     def observe(self):
         B = len(self.games)
-        obs = np.zeros((B, OBS_SIZE), dtype=np.float32)
-        mask = np.zeros((B, NUM_ACTIONS), dtype=np.int8)
+        game, encode = self.parts.game, self.parts.observation.encode
+        obs = np.zeros((B, self.parts.observation.OBS_SIZE), dtype=np.float32)
+        mask = np.zeros((B, self.parts.cards.NUM_ACTIONS), dtype=np.int8)
         seat = np.full(B, -1, dtype=np.int64)
         for b in np.flatnonzero(self.live):
             g = self.games[b]
             obs[b] = encode(g, g.to_act, self.prefix)
-            mask[b, G.legal_actions(g)] = 1
+            mask[b, game.legal_actions(g)] = 1
             seat[b] = g.to_act
         return obs, mask, seat
 
     def step(self, actions: np.ndarray) -> dict:
-        ev = empty_events(len(self.games), self.n)
+        ev = self.empty_events(len(self.games))
         for b in np.flatnonzero(self.live):
             g = self.games[b]
-            if self.record:
-                self.recorders[b].apply(int(actions[b]))
-            else:
-                G.apply_action(g, int(actions[b]))
+            self.apply(b, int(actions[b]))
             ev["score"][b] = g.scores
             for e in g.events:
                 if e[0] == "round_end":
-                    _, _, declarer, level, tricks, joiner, in_round = e
                     ev["round_over"][b] = True
-                    ev["round_declarer"][b] = declarer
-                    ev["round_bid"][b] = level
-                    ev["round_tricks"][b] = tricks
+                    self.round_events(ev, b, e)
             if g.game_over:
                 ev["done"][b] = True
-                ev["truncated"][b] = g.truncated
-                ev["winner"][b] = -1 if g.winner is None else g.winner
-                if g.winner is not None:
-                    ev["winners"][b, g.winner] = True
                 ev["final_score"][b] = g.scores
-                ev["rounds"][b] = g.rounds_played
+                self.end_events(ev, b, g)
                 self.live[b] = False
         return ev
 
 
-def _rank_of(order: np.ndarray) -> np.ndarray:
-    """A reshuffle order (cards, first reshuffled first) as each card's position in it."""
-    rank = np.empty(NUM_CARDS, dtype=np.int64)
-    rank[np.asarray(order, dtype=np.int64)] = np.arange(NUM_CARDS)
-    return rank
-
-
-class VectorBatch(BatchEngine):
-    """Jobs on the batch engine. A finished slot is restarted by the engine with a random
-    game, which is played out with the first legal action and ignored."""
+class VectorBatchBase(BatchEngine):
+    """Jobs on a game's batch engine; finished games halt (``auto_reset=False``). A
+    subclass names its ``VectorEnv``, the per-round ``info`` keys it passes on and how
+    the winners are read from ``info``."""
 
     name = "vector"
+    vector_env: type
+    round_keys: tuple[str, ...]
 
-    def __init__(self, rules: Rules, num_players: int, seed: int):
+    def __init__(self, rules, num_players: int, seed: int):
         super().__init__(rules, num_players, seed)
         self.wave = 0  # batches started so far: each gets its own engine seed
 
+    def winners(self, info: dict) -> np.ndarray:
+        """bool [B, n]: the seats that share the win of a game that ended in this step."""
+        raise NotImplementedError
+
+    def empty_events(self, B: int) -> dict:
+        return empty_events(B, self.n)
+
     def start(self, jobs: list[Job]) -> None:
         B = len(jobs)
-        self.env = VectorEnv(num_envs=B, num_players=self.n, rules=self.rules, seed=[self.seed, self.wave, 17])
+        self.env = self.vector_env(B, self.n, rules=self.rules, seed=[self.seed, self.wave, 17], auto_reset=False)
         self.wave += 1
         dealer = np.array([j.dealer for j in jobs], dtype=np.int64)
         decks = np.stack([j.decks for j in jobs]).astype(np.int64)
-        scores = None
-        if jobs[0].scores is not None:
-            scores = np.array([j.scores for j in jobs], dtype=np.int64)
+        scores = None if jobs[0].scores is None else np.array([j.scores for j in jobs], dtype=np.int64)
         self._obs = self.env.reset(dealer=dealer, scores=scores, decks=decks)
         self.live = np.ones(B, dtype=bool)
 
@@ -230,25 +235,84 @@ class VectorBatch(BatchEngine):
 
     def step(self, actions: np.ndarray) -> dict:
         _, mask, _ = self._obs
+        # released games play on with their first legal action (halted ones ignore theirs)
         actions = np.where(self.live, actions, mask.argmax(1))
         obs, mask, seat, rewards, terminated, truncated, info = self.env.step(actions)
         self._obs = (obs, mask, seat)
-        ev = empty_events(len(actions), self.n)
         live = self.live
-        ev["round_over"] = info["round_over"] & live
-        ev["round_declarer"] = np.asarray(info["round_declarer"], np.int64)
-        ev["round_bid"] = np.asarray(info["round_bid"], np.int64)
-        ev["round_tricks"] = np.asarray(info["round_tricks"], np.int64)
         done = (terminated | truncated) & live
+        ev = self.empty_events(len(actions))
+        ev["round_over"] = info["round_over"] & live
+        for key in self.round_keys:
+            ev[key] = np.asarray(info[key], np.int64)
         ev["done"] = done
         ev["truncated"] = truncated & live
-        ev["winner"] = np.asarray(info["winner"], np.int64)
-        ev["winners"] = (ev["winner"][:, None] == np.arange(self.n)) & done[:, None]
+        ev["winner"] = np.where(done, np.asarray(info["winner"], np.int64), -1)
+        ev["winners"] = self.winners(info) & done[:, None]
         ev["final_score"] = np.asarray(info["final_score"], np.int64)
+        ev["score"] = np.asarray(info["score"], np.int64)
         ev["rounds"] = np.asarray(info["rounds"], np.int64)
-        ev["score"] = np.where((terminated | truncated)[:, None], ev["final_score"], np.asarray(info["score"], np.int64))
         self.live = live & ~done
         return ev
+
+
+class ReferenceBatch(ReferenceBatchBase):
+    """Rödskägg's jobs on the reference engine; ``record`` keeps a game record
+    (:mod:`redbeard_env.records`) of every job."""
+
+    parts = REDBEARD
+
+    def __init__(self, rules: Rules, num_players: int, seed: int, record: bool = False):
+        super().__init__(rules, num_players, seed)
+        self.record = record
+
+    def new_game(self, job: Job, rng: np.random.Generator):
+        decks = [(list(map(int, d[:NUM_CARDS])), _rank_of(d[NUM_CARDS:])) for d in job.decks]
+        return G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
+
+    def start(self, jobs: list[Job]) -> None:
+        super().start(jobs)
+        if self.record:
+            from .records import Recorder
+
+            self.recorders = [Recorder(g, seed=self.seed, meta={"game": job.index, "deal": job.deal, "rotation": job.rotation})
+                              for g, job in zip(self.games, jobs)]
+
+    def apply(self, b: int, action: int) -> None:
+        if self.record:
+            self.recorders[b].apply(action)
+        else:
+            G.apply_action(self.games[b], action)
+
+    def round_events(self, ev: dict, b: int, event: tuple) -> None:
+        _, _, declarer, level, tricks, _joiner, _in_round = event
+        ev["round_declarer"][b] = declarer
+        ev["round_bid"][b] = level
+        ev["round_tricks"][b] = tricks
+
+    def end_events(self, ev: dict, b: int, g) -> None:
+        ev["truncated"][b] = g.truncated
+        if g.winner is not None:
+            ev["winner"][b] = g.winner
+            ev["winners"][b, g.winner] = True
+        ev["rounds"][b] = g.rounds_played
+
+
+def _rank_of(order: np.ndarray) -> np.ndarray:
+    """A reshuffle order (cards, first reshuffled first) as each card's position in it."""
+    rank = np.empty(NUM_CARDS, dtype=np.int64)
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(NUM_CARDS)
+    return rank
+
+
+class VectorBatch(VectorBatchBase):
+    """Rödskägg's jobs on the batch engine."""
+
+    vector_env = VectorEnv
+    round_keys = ("round_declarer", "round_bid", "round_tricks")
+
+    def winners(self, info: dict) -> np.ndarray:
+        return np.asarray(info["winner"])[:, None] == np.arange(self.n)
 
 
 ENGINES = {"vector": VectorBatch, "reference": ReferenceBatch}

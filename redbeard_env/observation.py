@@ -136,12 +136,19 @@ def rules_vector(rules: Rules) -> np.ndarray:
     return vec
 
 
+def constant_blocks(size: int, slices: dict[str, slice], player_slot: int, rules_vec: np.ndarray) -> np.ndarray:
+    """A vector of ``size`` zeros but for the blocks that never change in a game: the
+    ``num_players`` one-hot (at ``player_slot``) and ``rules`` (shared by every game's
+    observation)."""
+    vec = np.zeros(size, dtype=np.float32)
+    vec[slices["num_players"].start + player_slot] = 1.0
+    vec[slices["rules"]] = rules_vec
+    return vec
+
+
 def static_prefix(rules: Rules, num_players: int) -> np.ndarray:
     """The part of the vector that never changes in a game (num_players and rules)."""
-    vec = np.zeros(OBS_SIZE, dtype=np.float32)
-    vec[OFF["num_players"] + num_players - MIN_PLAYERS] = 1.0
-    vec[OBS_SLICES["rules"]] = rules_vector(rules)
-    return vec
+    return constant_blocks(OBS_SIZE, OBS_SLICES, num_players - MIN_PLAYERS, rules_vector(rules))
 
 
 def encode(game, observer: int, prefix: np.ndarray | None = None) -> np.ndarray:

@@ -242,30 +242,34 @@ def validate(rules: Rules) -> Rules:
 def make_rules(rules: "str | Rules | Mapping[str, Any] | None" = "classic", **overrides: Any) -> Rules:
     """Build validated rules from a preset name (or a ``Rules``, or a dict of fields)
     plus field overrides, e.g. ``make_rules("classic", leader="trick_winner")``."""
+    return validate(replace_fields(rules, overrides, PRESETS, "classic", Rules, tuple_field="players"))
+
+
+def replace_fields(rules: Any, overrides: dict, presets: dict, default: str, rules_type: type, tuple_field: str,
+                   game: str = "") -> Any:
+    """What every game's ``make_rules`` does before validating: the base (a preset name of
+    ``presets``, None = ``default``, a ``rules_type`` value, or a mapping of fields over the
+    default preset) with ``overrides`` replaced; unknown names raise ``ValueError``; a list
+    given for ``tuple_field`` becomes a tuple (YAML and JSON have no tuples)."""
     if rules is None:
-        rules = "classic"
+        rules = default
     if isinstance(rules, str):
-        if rules not in PRESETS:
-            raise ValueError(
-                f"unknown rules preset {rules!r}; allowed: {', '.join(map(repr, PRESETS))}"
-            )
-        base = PRESETS[rules]
-    elif isinstance(rules, Rules):
+        if rules not in presets:
+            raise ValueError(f"unknown {game}rules preset {rules!r}; allowed: {', '.join(map(repr, presets))}")
+        base = presets[rules]
+    elif isinstance(rules, rules_type):
         base = rules
     elif isinstance(rules, Mapping):
-        base, overrides = PRESETS["classic"], {**rules, **overrides}
+        base, overrides = presets[default], {**rules, **overrides}
     else:
-        raise ValueError(
-            f"rules must be a preset name, a Rules or a mapping of fields, got {type(rules).__name__}"
-        )
-    unknown = sorted(set(overrides) - set(FIELD_NAMES))
+        raise ValueError(f"rules must be a preset name, a Rules or a mapping of fields, got {type(rules).__name__}")
+    names = [f.name for f in dataclasses.fields(rules_type)]
+    unknown = sorted(set(overrides) - set(names))
     if unknown:
-        raise ValueError(
-            f"unknown Rules field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(FIELD_NAMES)}"
-        )
-    if "players" in overrides and isinstance(overrides["players"], list):
-        overrides = {**overrides, "players": tuple(overrides["players"])}
-    return validate(dataclasses.replace(base, **overrides))
+        raise ValueError(f"unknown Rules field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(names)}")
+    if isinstance(overrides.get(tuple_field), list):
+        overrides = {**overrides, tuple_field: tuple(overrides[tuple_field])}
+    return dataclasses.replace(base, **overrides)
 
 
 def check_num_players(num_players: Any, rules: Rules) -> int:

@@ -125,7 +125,7 @@ from .game import NO_CALL, PHASE_NAMES
 from .observation import OBS_SIZE, static_prefix
 from .rules import SCORE_LIMIT, Rules, check_num_players, make_rules
 from .vector_tables import AR52, C_ACTIVE, C_BOUNCED, C_CALL, C_IN_ROUND, C_JOINER, C_THROWS, C_TRICK_CARD
-from .vector_tables import C_TRICK_PLAYED, C_TRICKS, DONE_PH, SEAT_COLS, SEAT_PAD, TRICK_EMPTY
+from .vector_tables import C_TRICK_PLAYED, C_TRICKS, DONE_PH, TRICK_EMPTY
 
 
 class VectorEnv:

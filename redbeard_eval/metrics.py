@@ -17,6 +17,17 @@ LEVELS = 8  # bid levels 0..6 and Rödskägg (7)
 LEVEL_NAMES = [str(k) for k in range(7)] + ["R"]
 
 
+def merge_records(into, part, count_fields: tuple[str, ...]) -> None:
+    """Add a shard's records ``part`` to ``into`` (any game's records): the rows in order,
+    the per-agent count arrays of ``count_fields`` summed."""
+    into.seat_rows.extend(part.seat_rows)
+    into.round_rows.extend(part.round_rows)
+    for name in count_fields:
+        mine = getattr(into, name)
+        for spec, counts in getattr(part, name).items():
+            mine[spec] = mine[spec] + counts if spec in mine else counts.copy()
+
+
 @dataclass
 class Records:
     """Everything a Rödskägg tournament measures, per game-seat and per round.
@@ -109,13 +120,7 @@ class Records:
         self.joins = dict(self.joins)
 
     def merge(self, part: "Records") -> None:
-        self.seat_rows.extend(part.seat_rows)
-        self.round_rows.extend(part.round_rows)
-        for spec in self.specs:
-            self.calib[spec] += part.calib[spec]
-            self.made[spec] += part.made[spec]
-        for spec, counts in part.joins.items():
-            self.joins[spec] += counts
+        merge_records(self, part, ("calib", "made", "joins"))
 
     def agent_metrics(self, spec: str, rows: list[dict], mode: str) -> dict:
         """The bid, contract and join metrics of one agent (SPEC §4)."""

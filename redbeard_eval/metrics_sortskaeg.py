@@ -25,6 +25,8 @@ import numpy as np
 
 from redbeard_env.sortskaeg.cards import MAX_BID
 
+from .metrics import merge_records
+
 SIZES = MAX_BID + 1  # bids and tricks 0..7, hand sizes 1..7 (index 0 unused)
 
 
@@ -77,11 +79,7 @@ class SortskaegRecords:
         del self.slot_exact, self.slot_rounds
 
     def merge(self, part: "SortskaegRecords") -> None:
-        self.seat_rows.extend(part.seat_rows)
-        self.round_rows.extend(part.round_rows)
-        for spec in self.specs:
-            self.calib[spec] += part.calib[spec]
-            self.by_size[spec] += part.by_size[spec]
+        merge_records(self, part, ("calib", "by_size"))
 
     def agent_metrics(self, spec: str, rows: list[dict], mode: str) -> dict:
         calib, by_size = self.calib[spec], self.by_size[spec]

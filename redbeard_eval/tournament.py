@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.registry import make_agent
-from redbeard_env.engine import ENGINES, GAME_NAMES, BatchEngine, GameInfo, Job, game_info, game_of_rules, make_engine
+from redbeard_env.engine import ENGINES, GAME_NAMES, GameInfo, Job, game_info, game_of_rules, make_engine
 
 from .deals import check_scores, deal_sequences, distinct_rotations, pooled_lineup, start_scores
 from .metrics import Records, summarise
@@ -131,8 +131,20 @@ def prepare_tournament(
     agent_kwargs: dict | None = None,
     record: bool = False,
 ) -> Tournament:
-    """Check the arguments of :func:`run_tournament` (``ValueError`` naming the argument, the
-    value and what is allowed) and build the bots and the engine."""
+    """Check the arguments (``ValueError`` naming the argument, the value and what is
+    allowed) and build the bots and the engine of a duplicate tournament.
+
+    ``agent_specs``: one spec (or agent object) per seat; fewer than ``players`` repeat the
+    last one. ``rules``: a preset name, a ``Rules`` or None (the game's default preset:
+    ``classic``, ``sortskaeg``). ``game``: ``"redbeard"`` or ``"sortskaeg"`` (None: the
+    game of ``rules``). ``games`` >= 1: games (round mode: rounds), rounded up to whole deals.
+    ``mode``: ``game`` (full games) or ``round`` (single rounds from ``scores``: ``None`` =
+    start scores, a list per seat, or ``"sample"``: uniform in ``score_range``).
+    ``engine``: ``auto`` | ``vector`` | ``reference``. ``batch_size`` (>= 1): games played
+    at once (default 4096 on the vector engine, 512 on the reference engine).
+    ``decks_per_game``: deals fixed in advance per game. ``seed`` >= 0.
+    ``agent_kwargs``: passed to every agent built from a spec. ``record``: keep a game record
+    of every game (Rödskägg, reference engine)."""
     if mode not in MODES:
         raise ValueError(f"mode must be 'game' or 'round', got {mode!r}")
     if engine != "auto" and engine not in ENGINES:
@@ -205,41 +217,12 @@ def prepare_tournament(
     )
 
 
-def run_tournament(
-    agent_specs: Sequence[Any],
-    rules: Any = None,
-    players: int | None = None,
-    games: int = 2000,
-    seed: int = 0,
-    overrides: dict | None = None,
-    *,
-    game: str | None = None,
-    mode: str = "game",
-    scores: Any = None,
-    score_range: tuple[int, int] = (1, 12),
-    engine: str = "auto",
-    batch_size: int | None = None,
-    decks_per_game: int | None = None,
-    out: "str | Path | None" = None,
-    plots: bool = True,
-    progress: bool = True,
-    agent_kwargs: dict | None = None,
-) -> dict:
-    """Play a duplicate tournament and return the results dict (also written to ``out``).
-
-    ``agent_specs``: one spec (or agent object) per seat; fewer than ``players`` repeat the
-    last one. ``rules``: a preset name, a ``Rules`` or None (the game's default preset:
-    ``classic``, ``sortskaeg``). ``game``: ``"redbeard"`` or ``"sortskaeg"`` (None: the
-    game of ``rules``). ``games`` >= 1: games (round mode: rounds), rounded up to whole deals.
-    ``mode``: ``game`` (full games) or ``round`` (single rounds from ``scores``: ``None`` =
-    start scores, a list per seat, or ``"sample"``: uniform in ``score_range``).
-    ``engine``: ``auto`` | ``vector`` | ``reference``. ``batch_size`` (>= 1): games played
-    at once (default 4096 on the vector engine, 512 on the reference engine).
-    ``decks_per_game``: deals fixed in advance per game. ``seed`` >= 0."""
-    tournament = prepare_tournament(agent_specs, rules, players, games, seed, overrides, game=game, mode=mode, scores=scores,
-                                    score_range=score_range, engine=engine, batch_size=batch_size,
-                                    decks_per_game=decks_per_game, agent_kwargs=agent_kwargs)
-    return play_tournament(tournament, out=out, plots=plots, progress=progress)
+def run_tournament(*args: Any, out: "str | Path | None" = None, plots: bool = True, progress: bool = True,
+                   backend: str = "local", workers: int = 1, **kwargs: Any) -> dict:
+    """Play a duplicate tournament and return the results dict (also written to ``out``):
+    :func:`prepare_tournament` with these arguments, then :func:`play_tournament`."""
+    tournament = prepare_tournament(*args, **kwargs)
+    return play_tournament(tournament, out=out, plots=plots, progress=progress, backend=backend, workers=workers)
 
 
 @dataclass

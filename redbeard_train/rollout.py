@@ -43,7 +43,6 @@ class RolloutWorker:
 
         from agents.ppo import PolicyNet, prior_agent
 
-        torch.set_num_threads(cfg.torch_threads)
         self.cfg, self.index = cfg, index
         if net is None:
             with torch.random.fork_rng(devices=[]):  # weights arrive with every rollout
@@ -79,10 +78,18 @@ class RolloutWorker:
         buf = Buffer(self.carry)
         self.net.eval()
         uses_prior = np.array([self.pool.uses_prior(i) for i in range(len(self.pool.names))])
-        with torch.no_grad():
-            for _ in range(self.cfg.num_steps):
-                for arena in self.arenas:
-                    self._step(arena, buf, uses_prior)
+        # Rollouts run on one torch thread wherever they run: a float sum split over other
+        # thread counts differs in the last bit, and a Ray actor holds one CPU (two
+        # threads in each of two actors on two cores slowed rollouts 3x).
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            with torch.no_grad():
+                for _ in range(self.cfg.num_steps):
+                    for arena in self.arenas:
+                        self._step(arena, buf, uses_prior)
+        finally:
+            torch.set_num_threads(threads)
         open_tails = np.concatenate([a.last[a.last >= 0] for a in self.arenas])
         batch, self.carry, remap = buf.finalize(self.cfg.gamma, self.cfg.gae_lambda, open_tails)
         for a in self.arenas:  # open chains now point into the carried buffer

@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import numpy as np
 import yaml
 
 from .config import Config, ConfigError, from_dict, resume_changes

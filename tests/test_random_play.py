@@ -66,7 +66,7 @@ from redbeard_env.cards import (
     is_face,
 )
 from redbeard_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
-from redbeard_env.rules import PENALTY, PRESETS, TRICKS_PER_ROUND, make_rules
+from redbeard_env.rules import PENALTY, PRESETS, TRICKS_PER_ROUND
 
 PRESET_NAMES = ("classic", "fem_opp", "raudskjegg", "wikipedia")
 PLAYER_COUNTS = (3, 4, 5, 6, 7)

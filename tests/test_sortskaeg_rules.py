@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import random
-import warnings
 
 import numpy as np
 import pytest

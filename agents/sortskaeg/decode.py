@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from redbeard_env.sortskaeg.cards import MAX_BID, NUM_CARDS, NUM_COLOURS
-from redbeard_env.sortskaeg.observation import (GAP_SCALE, OBS_SIZE, OFF, OBS_SLICES, POSITIONS, ROUND_SCALE,
+from redbeard_env.sortskaeg.observation import (GAP_SCALE, OBS_SIZE, OBS_SLICES, POSITIONS, ROUND_SCALE,
                                                 SCORE_SCALE)
 from redbeard_env.sortskaeg.rules import MAX_HAND, MIN_PLAYERS
 

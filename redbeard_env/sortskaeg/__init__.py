@@ -12,20 +12,6 @@ from .observation import OBS_BLOCKS, OBS_SIZE
 from .rules import PRESETS, Rules, make_rules
 from .vector import VectorEnv
 
-__all__ = [
-    "env",
-    "raw_env",
-    "VectorEnv",
-    "Rules",
-    "PRESETS",
-    "make_rules",
-    "action_id",
-    "action_name",
-    "card_name",
-    "parse_card",
-    "NUM_ACTIONS",
-    "NUM_CARDS",
-    "OBS_SIZE",
-    "OBS_BLOCKS",
-]
+__all__ = ["env", "raw_env", "VectorEnv", "Rules", "PRESETS", "make_rules", "action_id", "action_name",
+           "card_name", "parse_card", "NUM_ACTIONS", "NUM_CARDS", "OBS_SIZE", "OBS_BLOCKS"]
 

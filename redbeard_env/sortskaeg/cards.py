@@ -44,18 +44,9 @@ CARD_COLOUR = np.array([c // NUM_VALUES for c in range(40)] + [NO_COLOUR] * NUM_
 CARD_VALUE = np.array([c % NUM_VALUES + 1 for c in range(40)] + [0] * NUM_JOKERS, dtype=np.int64)
 
 
-def is_joker(card: int) -> bool:
-    return card >= 40
-
-
 def colour_of(card: int) -> int:
     """The card's colour 0..3, or -1 for a joker."""
     return NO_COLOUR if card >= 40 else card // NUM_VALUES
-
-
-def value_of(card: int) -> int:
-    """The card's value 1..10 (0 for a joker)."""
-    return 0 if card >= 40 else card % NUM_VALUES + 1
 
 
 def card_name(card: int) -> str:
@@ -63,7 +54,7 @@ def card_name(card: int) -> str:
         raise ValueError(f"card id must be in 0..{NUM_CARDS - 1}, got {card!r}")
     if card >= 40:
         return f"J{card - 39}"
-    return f"{COLOURS[card // NUM_VALUES]}{card % NUM_VALUES + 1}"
+    return f"{COLOURS[colour_of(card)]}{CARD_VALUE[card]}"
 
 
 def parse_card(card: "str | int") -> int:

@@ -46,8 +46,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..observation import block_layout
-from .cards import JOKERS, MAX_BID, NUM_CARDS, NUM_COLOURS, NO_COLOUR, trick_winner
+from ..observation import block_layout, constant_blocks
+from .cards import JOKERS, MAX_BID, NUM_CARDS, NUM_COLOURS, trick_winner
 from .game import PHASE_NAMES
 from .rules import MAX_HAND, MAX_PLAYERS, MIN_PLAYERS, Rules
 
@@ -101,10 +101,7 @@ def rules_vector(rules: Rules) -> np.ndarray:
 
 def static_prefix(rules: Rules, num_players: int) -> np.ndarray:
     """The part of the vector that never changes in a game (num_players and rules)."""
-    vec = np.zeros(OBS_SIZE, dtype=np.float32)
-    vec[OFF["num_players"] + num_players - MIN_PLAYERS] = 1.0
-    vec[OBS_SLICES["rules"]] = rules_vector(rules)
-    return vec
+    return constant_blocks(OBS_SIZE, OBS_SLICES, num_players - MIN_PLAYERS, rules_vector(rules))
 
 
 def encode(game, observer: int, prefix: np.ndarray | None = None) -> np.ndarray:

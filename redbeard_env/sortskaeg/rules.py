@@ -32,6 +32,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..rules import replace_fields
 from .cards import MAX_BID, NUM_CARDS
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -115,24 +116,7 @@ def validate(rules: Rules) -> Rules:
 def make_rules(rules: "str | Rules | Mapping[str, Any] | None" = "sortskaeg", **overrides: Any) -> Rules:
     """Validated rules from a preset name (or a ``Rules``, or a dict of fields) plus field
     overrides, e.g. ``make_rules("sortskaeg", deal="carry")``."""
-    if rules is None:
-        rules = "sortskaeg"
-    if isinstance(rules, str):
-        if rules not in PRESETS:
-            raise ValueError(f"unknown Sortskæg rules preset {rules!r}; allowed: {', '.join(map(repr, PRESETS))}")
-        base = PRESETS[rules]
-    elif isinstance(rules, Rules):
-        base = rules
-    elif isinstance(rules, Mapping):
-        base, overrides = PRESETS["sortskaeg"], {**rules, **overrides}
-    else:
-        raise ValueError(f"rules must be a preset name, a Rules or a mapping of fields, got {type(rules).__name__}")
-    unknown = sorted(set(overrides) - set(FIELD_NAMES))
-    if unknown:
-        raise ValueError(f"unknown Rules field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(FIELD_NAMES)}")
-    if isinstance(overrides.get("hand_sizes"), list):
-        overrides = {**overrides, "hand_sizes": tuple(overrides["hand_sizes"])}
-    return validate(dataclasses.replace(base, **overrides))
+    return validate(replace_fields(rules, overrides, PRESETS, "sortskaeg", Rules, tuple_field="hand_sizes", game="Sortskæg "))
 
 
 def check_num_players(num_players: Any, rules: Rules) -> int:

@@ -62,7 +62,7 @@ import numpy as np
 
 from . import game as G
 from .cards import BID0, CARD_COLOUR, JOKERS, MAX_BID, NUM_ACTIONS, NUM_CARDS, NUM_COLOURS, NO_COLOUR, YELLOW, action_name
-from .observation import (GAP_SCALE, OBS_HIGH, OBS_LOW, OBS_SIZE, OFF, OBS_SLICES, POSITIONS, ROUND_SCALE, SCORE_SCALE,
+from .observation import (GAP_SCALE, OBS_HIGH, OBS_LOW, OFF, OBS_SLICES, ROUND_SCALE, SCORE_SCALE,
                           static_prefix)
 from .rules import MAX_HAND, SCORE_LIMIT, Rules, check_num_players, deals_fresh, discard_follows, make_rules, round_score
 

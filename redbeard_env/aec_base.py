@@ -1,0 +1,200 @@
+"""What the AEC environments of the family's games share (:mod:`redbeard_env.env`,
+:mod:`redbeard_env.sortskaeg.env`): construction and spaces, the reset skeleton and the
+checks of the options every game has (``dealer``, ``scores``), the step protocol
+(illegal actions raise, done agents step with ``None``), observation and rendering.
+
+A game's env subclasses :class:`TableEnv` and sets its ``parts``
+(:class:`~redbeard_env.parts.GameParts`: the game's modules), reward modes and option
+keys; it implements how its deal options are read
+(:meth:`~TableEnv.parse_deal_options`, :meth:`~TableEnv.first_deck`), how a game's
+events become rewards and terminations (:meth:`~TableEnv.settle`) and what ``info``
+holds (:meth:`~TableEnv.agent_info`). The spaces, rewards and options each game offers are
+documented in its env module.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .parts import GameParts
+
+
+
+def is_list(value) -> bool:
+    """A list-like option value (not a string, number or mapping)."""
+    return isinstance(value, (list, tuple, np.ndarray))
+
+
+def is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+class TableEnv(AECEnv):
+    """The shared AEC env; see the module docstring for what a game's subclass supplies."""
+
+    parts: GameParts  # the game's modules
+    reward_modes: tuple[str, ...]
+    option_keys: tuple[str, ...]
+
+    def __init__(self, num_players: int, rules: Any, render_mode: str | None = None, reward: str = "win", **overrides: Any):
+        super().__init__()
+        parts = self.parts
+        self.rules = parts.rules.make_rules(rules, **overrides)
+        self.num_players = parts.rules.check_num_players(num_players, self.rules)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        if reward not in self.reward_modes:
+            raise ValueError(f"reward must be one of {self.reward_modes}, got {reward!r}")
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs, num_actions = parts.observation, parts.cards.NUM_ACTIONS
+        self._obs_space = spaces.Dict({
+            "observation": spaces.Box(obs.OBS_LOW, obs.OBS_HIGH, (obs.OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+        })
+        self._act_space = spaces.Discrete(num_actions)
+        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        self._prefix = obs.static_prefix(self.rules, self.num_players)
+        self._rng: np.random.Generator | None = None
+        self.game = None
+
+    def observation_space(self, agent):
+        return self._obs_space
+
+    def action_space(self, agent):
+        return self._act_space
+
+    # ------------------------------------------------------------------ what a game supplies
+    def parse_deal_options(self, options: dict) -> tuple[list, Any]:
+        """Checked deal options: ``(decks, first_deal)`` -- the decks of the next deals in
+        the game module's format, and the given first deal (None: not given), which
+        :meth:`first_deck` completes once every option is checked."""
+        raise NotImplementedError
+
+    def first_deck(self, first_deal: Any, dealer: int):
+        """The first deal's deck around ``first_deal``, the rest drawn from the generator."""
+        raise NotImplementedError
+
+    def settle(self, g) -> None:
+        """Turn ``g``'s events of the last step into ``rewards`` and ``terminations``/``truncations``."""
+        raise NotImplementedError
+
+    def agent_info(self, g, seat: int) -> dict:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        # every option is checked before the generator is touched: a rejected call leaves
+        # the env as it was (no reseed, no draw)
+        dealer, scores, decks, first_deal = self._parse_options(options or {})
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        if dealer is None:
+            dealer = int(self._rng.integers(self.num_players))
+        if first_deal is not None:
+            decks = [self.first_deck(first_deal, dealer)]
+        self.game = self.parts.game.new_game(self.rules, self.num_players, self._rng, dealer=dealer, scores=scores, decks=decks)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._after_game_change()
+        if self.render_mode == "human":
+            self.render()
+
+    def _parse_options(self, options: dict):
+        """Checked options: ``(dealer or None, scores or None, decks, first_deal or None)``."""
+        n = self.num_players
+        if not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+        for key in options:
+            if key not in self.option_keys:
+                warnings.warn(f"unknown reset option {key!r} ignored; known: {', '.join(self.option_keys)}", UserWarning)
+        dealer = options.get("dealer")
+        if dealer is not None:
+            if not is_int(dealer) or not 0 <= dealer < n:
+                raise ValueError(f"reset option 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
+            dealer = int(dealer)
+        scores = options.get("scores")
+        if scores is not None:
+            limit = self.parts.rules.SCORE_LIMIT
+            if not is_list(scores) or len(scores) != n or not all(is_int(s) and -limit <= s <= limit for s in scores):
+                raise ValueError(f"reset option 'scores' must be a list of {n} ints (one per seat) in "
+                                 f"-{limit}..{limit}, got {scores!r}")
+            scores = [int(s) for s in scores]
+        decks, first_deal = self.parse_deal_options(options)
+        return dealer, scores, decks, first_deal
+
+    # ------------------------------------------------------------------ step
+    def _action_text(self, action) -> str:
+        """``play:AS (id 51)`` for a valid id, else the value's repr (for error messages)."""
+        if is_int(action) and 0 <= action < self.parts.cards.NUM_ACTIONS:
+            return f"{self.parts.cards.action_name(int(action))} (id {int(action)})"
+        return repr(action)
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if agent not in self.terminations:  # every agent has already stepped out
+            raise ValueError(f"illegal action {self._action_text(action)} in phase {self.game.phase!r}: the game is "
+                             "over and every agent is done; call reset()")
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(f"illegal action {self._action_text(action)} for {agent} in phase {self.game.phase!r}: "
+                                 "the agent is done, the only valid action is None")
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is not done; an action id is required in phase {self.game.phase!r}")
+        self.parts.game.apply_action(self.game, action)  # raises ValueError on an illegal action, state unchanged
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self._after_game_change()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _after_game_change(self) -> None:
+        """Rewards and terminations from the game's events, every agent's info, the next agent."""
+        g = self.game
+        self.settle(g)
+        for agent in self.agents:
+            self.infos[agent] = self.agent_info(g, self.agent_name_mapping[agent])
+        if not g.game_over:
+            self.agent_selection = self.possible_agents[g.to_act]
+        self._deads_step_first()
+
+    # ------------------------------------------------------------------ observe / render
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        g = self.game
+        mask = np.zeros(self.parts.cards.NUM_ACTIONS, dtype=np.int8)
+        if g.to_act == seat and not g.game_over:
+            mask[self.parts.game.legal_actions(g)] = 1
+        return {"observation": self.parts.observation.encode(g, seat, self._prefix), "action_mask": mask}
+
+    def render(self):
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", UserWarning)
+            return None
+        if self.game is None:
+            return None
+        observer = self.game.to_act if self.game.to_act >= 0 else None
+        text = self.parts.render_text(self.game, observer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
