@@ -305,3 +305,21 @@ def test_ray_workers_play_the_same_run_as_local_workers(tmp_path, ray_session):
     first = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "mixed"), "--stop-after", "2"])
     resumed = train.main(["--resume", first["run_dir"], "--backend", "ray"])
     assert_same_run(Path(local["run_dir"]), Path(resumed["run_dir"]))
+
+
+# ---------------------------------------------------------------------- learning curves
+def test_the_learning_curve_reads_every_evaluation_of_a_run(tmp_path, capsys):
+    from redbeard_train import curve
+
+    cfg = smoke_config(tmp_path, total_steps=64 * 16 * 4, eval_every=2, eval_games=8, players=[3])
+    out = train.train(cfg, quiet=True)
+    c = curve.read_curve(out["run_dir"])
+    assert c["steps"] == [64 * 16 * 2, 64 * 16 * 4]  # after updates 2 and 4 (the last) of 64 games x 16 steps
+    assert c["parity"] == pytest.approx(1 / 3)
+    assert 0 < c["minutes"][0] < c["minutes"][1] < 5
+    assert all(lo <= w <= hi for lo, w, hi in zip(c["low"], c["win"], c["high"]))
+    png = tmp_path / "curve.png"
+    assert curve.main([out["run_dir"], "--out", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert curve.main([str(tmp_path / "nosuch"), "--out", str(png)]) == 2
+    assert "no run directory" in capsys.readouterr().err
