@@ -136,6 +136,22 @@ class TableEnv(AECEnv):
         decks, first_deal = self.parse_deal_options(options)
         return dealer, scores, decks, first_deal
 
+    def parse_hands(self, hands: Any, size: int, what: str = "") -> list[list[int]]:
+        """The ``hands`` option: one list of ``size`` cards per seat, as card ids (whether
+        a card appears twice is the caller's check: it may count other options' cards)."""
+        n = self.num_players
+        if not is_list(hands) or len(hands) != n:
+            raise ValueError(f"reset option 'hands' must hold one hand per seat ({n}), got {hands!r}")
+        ids = []
+        for seat, hand in enumerate(hands):
+            if not is_list(hand):
+                raise ValueError(f"reset option 'hands'[{seat}] must be a list of cards, got {hand!r}")
+            cards = self.parts.cards.parse_cards(hand, f"reset option 'hands'[{seat}]")
+            if len(cards) != size:
+                raise ValueError(f"reset option 'hands'[{seat}] must have {size} cards{what}, got {len(cards)}")
+            ids.append(cards)
+        return ids
+
     # ------------------------------------------------------------------ step
     def _action_text(self, action) -> str:
         """``play:AS (id 51)`` for a valid id, else the value's repr (for error messages)."""

@@ -118,17 +118,7 @@ class raw_env(TableEnv):
                 f"reset option 'stock' has {len(stock_ids)} cards; with {n} players at most "
                 f"{NUM_CARDS - HAND_SIZE * n} are left after the deal"
             )
-        hand_ids: list[list[int]] = []
-        if hands is not None:
-            if not is_list(hands) or len(hands) != n:
-                raise ValueError(f"reset option 'hands' must hold one hand per seat ({n}), got {hands!r}")
-            for seat, hand in enumerate(hands):
-                if not is_list(hand):
-                    raise ValueError(f"reset option 'hands'[{seat}] must be a list of cards, got {hand!r}")
-                ids = parse_cards(hand, f"reset option 'hands'[{seat}]")
-                if len(ids) != HAND_SIZE:
-                    raise ValueError(f"reset option 'hands'[{seat}] must have {HAND_SIZE} cards, got {len(ids)}")
-                hand_ids.append(ids)
+        hand_ids = [] if hands is None else self.parse_hands(hands, HAND_SIZE)
         fixed = [c for h in hand_ids for c in h] + stock_ids
         if len(set(fixed)) != len(fixed):
             dup = next(c for c in fixed if fixed.count(c) > 1)

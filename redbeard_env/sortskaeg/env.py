@@ -103,18 +103,7 @@ class raw_env(TableEnv):
             return decks, None
         if "hands" not in options:
             return [], None
-        n, h = self.num_players, self.rules.hand_sizes[0]
-        hands = options["hands"]
-        if not is_list(hands) or len(hands) != n:
-            raise ValueError(f"reset option 'hands' must hold one hand per seat ({n}), got {hands!r}")
-        ids: list[list[int]] = []
-        for seat, hand in enumerate(hands):
-            if not is_list(hand):
-                raise ValueError(f"reset option 'hands'[{seat}] must be a list of cards, got {hand!r}")
-            cards = parse_cards(hand, f"reset option 'hands'[{seat}]")
-            if len(cards) != h:
-                raise ValueError(f"reset option 'hands'[{seat}] must have {h} cards (hand_sizes[0]), got {len(cards)}")
-            ids.append(cards)
+        ids = self.parse_hands(options["hands"], self.rules.hand_sizes[0], " (hand_sizes[0])")
         parse_cards([card_name(c) for hand in ids for c in hand], "reset option 'hands'")  # no card twice
         return [], ids
 
