@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from redbeard_env.cards import FOLD, JOIN, REDBEARD_LEVEL
-from redbeard_env.observation import OFF
+from redbeard_env.cards import BID0, FOLD, JOIN, REDBEARD, REDBEARD_LEVEL
+from redbeard_env.observation import OFF, SCORE_SCALE
 
 __all__ = ["LEVELS", "LEVEL_NAMES", "Records", "bootstrap_ci", "ratings", "summarise"]
 
 LEVELS = 8  # bid levels 0..6 and Rödskägg (7)
 LEVEL_NAMES = [str(k) for k in range(7)] + ["R"]
+SCORE_BUCKETS = 21  # the declarer's score when it bid: 0 (or below) .. 20 (or above)
 
 
 def merge_records(into, part, count_fields: tuple[str, ...]) -> None:
@@ -48,6 +49,10 @@ class Records:
     # per agent: bid level x tricks taken (declarers), made per level
     calib: dict = field(default_factory=dict)
     made: dict = field(default_factory=dict)
+    by_score: dict = field(default_factory=dict)  # declarer's score at its bid -> (contracts, made)
+    # the score at a join decision -> decisions, joins, joins that took a trick, and the
+    # round's score change summed over joins and over folds
+    joins_by_score: dict = field(default_factory=dict)
     joins: dict = field(default_factory=lambda: defaultdict(lambda: np.zeros(3, np.int64)))  # decisions, joins, successes
     round_rows: list[dict] = field(default_factory=list)
 
@@ -55,6 +60,8 @@ class Records:
         for s in self.specs:
             self.calib[s] = np.zeros((LEVELS, 7), np.int64)
             self.made[s] = np.zeros(LEVELS, np.int64)
+            self.by_score[s] = np.zeros((SCORE_BUCKETS, 2), np.int64)
+            self.joins_by_score[s] = np.zeros((SCORE_BUCKETS, 5), np.int64)
 
     def contract_made(self, level: int, tricks: int) -> bool:
         if level == REDBEARD_LEVEL:
@@ -65,17 +72,26 @@ class Records:
     def begin(self, slots: int) -> None:
         n = self.num_players
         self.pending_join = np.full((slots, n), -1, np.int64)  # tricks at a join, awaiting the round's end
+        self.bid_score = np.zeros((slots, n), np.int64)  # each seat's score at its last bid
+        self.join_score = np.full((slots, n), -10**9, np.int64)  # score at a join decision (or none)
+        self.joined = np.zeros((slots, n), bool)
         self.slot_stats = [dict(declared=np.zeros(n, int), made=np.zeros(n, int), joins=np.zeros(n, int),
                                 join_decisions=np.zeros(n, int)) for _ in range(slots)]
 
     def on_decisions(self, live: np.ndarray, obs: np.ndarray, actions: np.ndarray, seat: np.ndarray,
                      lineups: np.ndarray) -> None:
-        """Join decisions: remember the tricks the player had when it answered."""
+        """Bids: remember the bidder's score; join decisions: the tricks the player had
+        when it answered."""
+        for b in live[(actions[live] >= BID0) & (actions[live] <= REDBEARD)]:
+            # the observer's own score (position 0), exact within the block's clip (±120)
+            self.bid_score[b, seat[b]] = int(round(obs[b, OFF["score"]] * SCORE_SCALE))
         for b in live[(actions[live] == JOIN) | (actions[live] == FOLD)]:
             s = seat[b]
             spec = self.specs[lineups[b, s]]
             self.joins[spec][0] += 1
             self.slot_stats[b]["join_decisions"][s] += 1
+            self.join_score[b, s] = int(round(obs[b, OFF["score"]] * SCORE_SCALE))
+            self.joined[b, s] = actions[b] == JOIN
             if actions[b] == JOIN:
                 self.joins[spec][1] += 1
                 self.slot_stats[b]["joins"][s] += 1
@@ -87,10 +103,14 @@ class Records:
         for b in np.flatnonzero(ev["round_over"]):
             d = int(ev["round_declarer"][b])
             tricks = ev["round_tricks"][b]
-            for s in np.flatnonzero(self.pending_join[b] >= 0):
-                if tricks[s] > self.pending_join[b, s]:
-                    self.joins[self.specs[lineups[b, s]]][2] += 1
+            for s in np.flatnonzero(self.join_score[b] > -10**9):
+                took = bool(self.joined[b, s] and tricks[s] > self.pending_join[b, s])
+                self.joins[self.specs[lineups[b, s]]][2] += took
+                change = int(ev["score"][b, s]) - int(self.join_score[b, s])
+                row = self.joins_by_score[self.specs[lineups[b, s]]][min(max(self.join_score[b, s], 0), SCORE_BUCKETS - 1)]
+                row += (1, self.joined[b, s], took, change if self.joined[b, s] else 0, 0 if self.joined[b, s] else change)
             self.pending_join[b] = -1
+            self.join_score[b] = -10**9
             if d >= 0:
                 level = int(ev["round_bid"][b])
                 t = int(tricks[d])
@@ -98,6 +118,7 @@ class Records:
                 self.calib[spec][level, t] += 1
                 made = self.contract_made(level, t)
                 self.made[spec][level] += made
+                self.by_score[spec][min(max(self.bid_score[b, d], 0), SCORE_BUCKETS - 1)] += (1, made)
                 self.slot_stats[b]["declared"][d] += 1
                 self.slot_stats[b]["made"][d] += made
             if mode == "round":
@@ -116,11 +137,11 @@ class Records:
     def end(self) -> None:
         """After a shard: drop the per-slot state; plain dicts, so the records pickle back
         from a worker."""
-        del self.pending_join, self.slot_stats
+        del self.pending_join, self.slot_stats, self.bid_score, self.join_score, self.joined
         self.joins = dict(self.joins)
 
     def merge(self, part: "Records") -> None:
-        merge_records(self, part, ("calib", "made", "joins"))
+        merge_records(self, part, ("calib", "made", "by_score", "joins_by_score", "joins"))
 
     def agent_metrics(self, spec: str, rows: list[dict], mode: str) -> dict:
         """The bid, contract and join metrics of one agent (SPEC §4)."""
@@ -144,6 +165,14 @@ class Records:
             "truncated_rate": _mean([r["truncated"] for r in rows]),
             "contracts_by_bid": {LEVEL_NAMES[k]: int(contracts[k]) for k in range(LEVELS)},
             "made_by_bid": {LEVEL_NAMES[k]: int(self.made[spec][k]) for k in range(LEVELS)},
+            # the declarer's score when it bid (0: 0 or below, 20: 20 or above) -> [contracts, made]
+            "contracts_by_score": {str(k): [int(c), int(m)] for k, (c, m) in enumerate(self.by_score[spec]) if c},
+            # the score at a join decision -> decisions, joins, joins that took a trick, and the
+            # mean change of the score over the rest of the round after joining / folding
+            "joins_by_score": {str(k): {"decisions": int(d), "joins": int(j), "took_a_trick": int(t),
+                                        "change_joined": c_j / j if j else None,
+                                        "change_folded": c_f / (d - j) if d > j else None}
+                               for k, (d, j, t, c_j, c_f) in enumerate(self.joins_by_score[spec]) if d},
             "calibration": calib.tolist(),
         }
         if mode == "round":

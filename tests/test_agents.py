@@ -129,9 +129,7 @@ def test_decoder_round_trip_and_fields(preset):
             # the score block is scaled by 1/12 and clipped to +-10, so exact within +-120
             assert d.scores == [min(max(g.scores[seat(p)], -120), 120) for p in range(n)]
             assert d.tricks == [g.tricks[seat(p)] for p in range(n)]
-            assert d.calls == [
-                None if g.calls[seat(p)] is None else g.calls[seat(p)] for p in range(n)
-            ]
+            assert d.calls == [g.calls[seat(p)] for p in range(n)]  # None: not called yet
             assert d.active == [g.active[seat(p)] for p in range(n)]
             assert d.in_round == [g.in_round[seat(p)] for p in range(n)]
             assert d.dealer == (g.dealer - me) % n

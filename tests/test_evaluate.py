@@ -326,3 +326,53 @@ def test_record_writes_every_game_and_each_replays_exactly(tmp_path):
         assert sorted(set(g["agents"])) == ["heuristic", "random"]
     with pytest.raises(SystemExit):
         cli.main(["--agents", "heuristic", "--games", "4", "--record", str(path), "--engine", "vector"])
+
+
+def test_contracts_are_counted_by_the_declarers_score_when_it_bid():
+    # round mode from fixed scores: every declarer bid on its start score
+    res = run_tournament(["heuristic"], players=4, games=40, seed=0, mode="round", scores=[5, 3, 5, 3],
+                         plots=False, progress=False)
+    h = res["agents"]["heuristic"]
+    assert set(h["contracts_by_score"]) == {"3", "5"}
+    assert sum(c for c, _ in h["contracts_by_score"].values()) == h["contracts"] > 0
+    assert sum(m for _, m in h["contracts_by_score"].values()) == sum(h["made_by_bid"].values())
+    # whole games: every score met on the way, the same totals
+    res = run_tournament(["heuristic", "random"], players=4, games=24, seed=1, plots=False, progress=False)
+    for a in res["agents"].values():
+        assert sum(c for c, _ in a["contracts_by_score"].values()) == a["contracts"]
+        assert sum(m for _, m in a["contracts_by_score"].values()) == sum(a["made_by_bid"].values())
+    assert len(res["agents"]["heuristic"]["contracts_by_score"]) > 3
+
+
+def test_join_decisions_are_counted_by_the_score_they_were_taken_at():
+    res = run_tournament(["heuristic", "random"], players=4, games=400, seed=2, mode="round", scores="sample",
+                         score_range=(1, 8), plots=False, progress=False)
+    for a in res["agents"].values():
+        rows = a["joins_by_score"].values()
+        assert sum(r["decisions"] for r in rows) == a["join_decisions"] > 0
+        joins = sum(r["joins"] for r in rows)
+        assert joins == round(a["join_rate"] * a["join_decisions"])
+        if joins:
+            assert sum(r["took_a_trick"] for r in rows) == round(a["join_success"] * joins)
+        assert set(a["joins_by_score"]) <= {str(k) for k in range(1, 9)}  # rounds start on 1..8, the question comes mid-round
+    # classic: a folded hand is out of the round, its score stays; a join that takes no
+    # trick pays joiner_fail_penalty (+5), so joining costs on average here
+    random = res["agents"]["random"]["joins_by_score"]
+    assert all(r["change_folded"] == 0 for r in random.values() if r["change_folded"] is not None)
+    assert any(r["change_joined"] is not None and r["change_joined"] > 0 for r in random.values())
+
+
+def test_the_research_report_covers_every_sheet(tmp_path):
+    from redbeard_eval import research
+
+    out = tmp_path / "docs" / "research.md"
+    assert research.main(["--games", "8", "--pimc-games", "4", "--seed", "3", "--out", str(out)]) == 0
+    text = out.read_text()
+    for sheet in ("classic", "fem_opp", "raudskjegg", "wikipedia"):
+        best = research.best_bot(sheet)
+        assert f"| {sheet} | `{best}` | {8 if best != 'heuristic' else 32} |" in text  # a pooled bot counts every seat
+        assert f"**{sheet}** (" in text
+    assert "| classic | `pimc` | 4 |" in text
+    assert "## Following along" in text and "--games 8" in text
+    pngs = sorted(p.relative_to(tmp_path / "docs").as_posix() for p in (tmp_path / "docs" / "img").rglob("calibration.png"))
+    assert len(pngs) == 5 and all(f"]({p})" in text for p in pngs)  # every table's heat map, linked
