@@ -39,6 +39,7 @@ LAZY_MODULES: dict[str, str] = {
     "random": "agents.random_agent",
     "heuristic": "agents.heuristic",
     "pimc": "agents.pimc",
+    "joins": "agents.join_policy",  # a bot with fixed join decisions: joins:always,base=<spec>
     "ppo": "agents.ppo:PPOAgent",  # the registry hook for trained policies
     "sb3": "agents.sb3_agent:MaskablePPOAgent",  # a saved sb3-contrib MaskablePPO model (sb3 extra)
     # Sortskæg's bots (agents/sortskaeg/; ppo:<checkpoint> serves both games)

@@ -10,7 +10,8 @@ gives, per agent: win rate with CI, contract rate by bid level and by the declar
 when it bid, bid calibration (bid vs tricks taken: a heat map per sheet), how often
 Rödskägg is called and made, and the join decisions by the score they were taken at, with
 the mean change of the joiner's score over the rest of the round after joining and after
-folding (lower is better: the game is won at 0). Everything comes from the tournament
+folding (lower is better: the game is won at 0), and round experiments in which the bot is
+forced to join or to fold (:mod:`agents.join_policy`) from equal scores. Everything comes from the tournament
 metrics of :mod:`redbeard_eval.metrics`; re-running the command regenerates the file.
 """
 
@@ -56,6 +57,29 @@ def run_tables(games: int, pimc_games: int, seed: int, workers: int, img_dir: Pa
     return tables
 
 
+JOIN_SCORES = (1, 2, 3, 4, 6)  # every seat's score at the round's start in the join experiments
+
+
+def join_experiments(games: int, seed: int, workers: int) -> list[dict]:
+    """Round mode, every seat on the same score: the sheet's best bot as it is, always
+    joining and never joining (agents/join_policy.py), each on the same deals against
+    three heuristics. Rows: sheet, score, variant, win rate (rounds it ends on 0) with CI,
+    mean distance from 0 after the round, join rate."""
+    rows = []
+    for sheet in SHEETS:
+        best = best_bot(sheet)
+        variants = {"as it plays": best, "always joins": f"joins:always,base={best}", "never joins": f"joins:never,base={best}"}
+        for score in JOIN_SCORES:
+            for label, spec in variants.items():
+                print(f"joins {sheet} score {score}: {spec}", file=sys.stderr)
+                res = run_tournament([spec, "heuristic", "heuristic", "heuristic"], rules=sheet, players=4, games=games,
+                                     seed=seed, mode="round", scores=[score] * 4, progress=False, workers=workers, plots=False)
+                a = res["agents"][spec]
+                rows.append(dict(sheet=sheet, score=score, variant=label, spec=spec, win=a["win_rate"], ci=a["win_rate_ci"],
+                                 distance=a["final_distance"], join_rate=a["join_rate"], games=a["games"]))
+    return rows
+
+
 def _rate(made: int, tried: int) -> str:
     return f"{made / tried:.2f} ({tried})" if tried else "–"
 
@@ -64,7 +88,7 @@ def _fmt(x, spec: str = ".2f") -> str:
     return "–" if x is None else format(x, spec)
 
 
-def write_report(tables: list[dict], out: Path, command: str) -> None:
+def write_report(tables: list[dict], out: Path, command: str, joins: list[dict] | None = None) -> None:
     img_rel = lambda res, png: (Path("img") / "research" / res["name"] / png).as_posix()  # noqa: E731
     lines = [
         "# Bid accuracy and following along",
@@ -133,7 +157,38 @@ def write_report(tables: list[dict], out: Path, command: str) -> None:
                 lines.append(f"| {k} | {r['decisions']} | {r['joins'] / r['decisions']:.2f} | {took} | "
                              f"{_fmt(r['change_joined'], '+.2f')} | {_fmt(r['change_folded'], '+.2f')} |")
             lines.append("")
+    if joins:
+        lines += _join_section(joins)
     out.write_text("\n".join(lines) + "\n")
+
+
+def _join_section(rows: list[dict]) -> list[str]:
+    games = rows[0]["games"]
+    lines = ["## Does following along pay? Round experiments", "",
+             f"Single rounds ({games} per cell, the same deals in every cell of a sheet and score) with every seat "
+             "on the same score; the sheet's best bot as it plays, forced to join whenever it may, and forced to "
+             "fold whenever it may (`joins:always,base=…`, `joins:never,base=…`), against three heuristics. "
+             "Win: the round ends with the bot on 0 (the game won); distance: its mean |score| after the round. "
+             "Where always-join beats never-join, joining pays at that score; the bot's own choice should match "
+             "the better one.", "",
+             "| sheet | score | variant | win [95 % CI] | distance | join rate |", "|---|---:|---|---|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['sheet']} | {r['score']} | {r['variant']} (`{short_name(r['spec'], 40)}`) | {r['win']:.3f} "
+                     f"[{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | {_fmt(r['distance'])} | {_fmt(r['join_rate'])} |")
+    # per sheet and score: which forced policy did better, and what the bot chose
+    lines += ["", "| sheet | score | better forced choice (win) | the bot's join rate |", "|---|---:|---|---:|"]
+    for sheet in dict.fromkeys(r["sheet"] for r in rows):
+        for score in dict.fromkeys(r["score"] for r in rows if r["sheet"] == sheet):
+            cell = {r["variant"]: r for r in rows if r["sheet"] == sheet and r["score"] == score}
+            always, never = cell["always joins"], cell["never joins"]
+            if always["ci"][0] > never["ci"][1]:
+                verdict = f"join ({always['win']:.3f} vs {never['win']:.3f})"
+            elif never["ci"][0] > always["ci"][1]:
+                verdict = f"fold ({never['win']:.3f} vs {always['win']:.3f})"
+            else:
+                verdict = f"no clear difference ({always['win']:.3f} vs {never['win']:.3f})"
+            lines.append(f"| {sheet} | {score} | {verdict} | {_fmt(cell['as it plays']['join_rate'])} |")
+    return lines + [""]
 
 
 def _commit() -> str:
@@ -148,17 +203,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4000, help="duplicate games per sheet")
     parser.add_argument("--pimc-games", type=int, default=800, help="games of pimc's table under classic (0 = none)")
+    parser.add_argument("--join-games", type=int, default=2000, help="rounds per cell of the join experiments (0 = none)")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=1, help="local worker processes per tournament")
     parser.add_argument("--out", default="docs/research.md")
     args = parser.parse_args(argv)
-    if args.games < 1 or args.pimc_games < 0 or args.seed < 0 or args.workers < 1:
-        parser.error("--games and --workers must be >= 1, --pimc-games and --seed >= 0")
+    if args.games < 1 or args.pimc_games < 0 or args.join_games < 0 or args.seed < 0 or args.workers < 1:
+        parser.error("--games and --workers must be >= 1, --pimc-games, --join-games and --seed >= 0")
     out = Path(args.out)
     img_dir = out.parent / "img" / "research"
     tables = run_tables(args.games, args.pimc_games, args.seed, args.workers, img_dir)
     command = "python -m redbeard_eval.research " + " ".join(argv if argv is not None else sys.argv[1:])
-    write_report(tables, out, command.strip())
+    joins = join_experiments(args.join_games, args.seed, args.workers) if args.join_games else None
+    write_report(tables, out, command.strip(), joins)
     print(f"wrote {out} and {img_dir}/", file=sys.stderr)
     return 0
 

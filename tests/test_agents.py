@@ -279,3 +279,21 @@ def test_heuristic_calls_redbeard_with_six_sure_tricks_and_not_otherwise():
     hands[1][-1] = "9S"
     env.reset(seed=0, options={"dealer": 3, "hands": hands})
     assert bot.act(env.observe("player_0")) != redbeard_env.action_id("redbeard")
+
+
+def test_a_bot_with_fixed_join_decisions_changes_only_those():
+    from redbeard_eval import run_tournament
+
+    kw = dict(rules="classic", players=4, games=300, seed=4, mode="round", scores=[2, 2, 2, 2], plots=False, progress=False)
+    rate = {}
+    for spec in ("heuristic", "joins:always,base=heuristic", "joins:never,base=heuristic"):
+        a = run_tournament([spec, "random", "random", "random"], **kw)["agents"][spec]
+        rate[spec] = (a["join_rate"], a["join_decisions"], a["contracts_by_bid"])
+    assert rate["joins:always,base=heuristic"][0] == 1.0 and rate["joins:never,base=heuristic"][0] == 0.0
+    assert 0 < rate["heuristic"][0] < 1  # the base bot itself chooses: a forced policy differs from it
+    # the same deals and the same bids: only the join answers differ (the join question comes after the auction)
+    assert rate["heuristic"][2] == rate["joins:always,base=heuristic"][2] == rate["joins:never,base=heuristic"][2]
+    with pytest.raises(ValueError, match="'always' or 'never'"):
+        make_agent("joins:sometimes")
+    with pytest.raises(ValueError, match="Rödskägg"):
+        make_agent("joins:always,base=sortskaeg_heuristic")

@@ -1,0 +1,46 @@
+"""A bot whose join decisions are fixed, for experiments on the value of following along
+(``följa med``): ``joins:always,base=ppo:classic_4p`` plays like its base bot but joins
+whenever joining is legal; ``joins:never,base=…`` folds whenever folding is legal (a sheet
+that forces the join, e.g. ``one_point_must_join``, still forces it). Every other decision
+is the base bot's.
+
+    python evaluate.py --mode round --scores 2 2 2 2 --games 4000 \\
+        --agents "joins:never,base=ppo:classic_4p" heuristic heuristic heuristic
+
+Played on the same deals as the base bot (same ``--seed``), the difference in round
+outcomes is the value of its join decisions in that situation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from redbeard_env.cards import FOLD, JOIN
+
+from .base import Agent, check_masks
+from .registry import make_agent, register
+
+MODES = {"always": JOIN, "never": FOLD}
+
+
+@register("joins")
+class JoinPolicy(Agent):
+    def __init__(self, mode: str, base: str = "heuristic", seed: int | None = None, **base_kwargs: Any):
+        if mode not in MODES:
+            raise ValueError(f"joins: the mode is 'always' or 'never', got {mode!r}")
+        self.mode, self.choice = mode, MODES[mode]
+        self.base = make_agent(str(base), seed=seed, **base_kwargs)
+        if getattr(self.base, "game", "redbeard") != "redbeard":
+            raise ValueError(f"joins: the base bot must play Rödskägg, got {base!r}")
+
+    def reset(self, seed: int | None = None) -> None:
+        self.base.reset(seed)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        legal = check_masks(mask)
+        actions = np.asarray(self.base.act_batch(obs, mask), dtype=np.int64).copy()
+        asked = legal[:, JOIN] & legal[:, FOLD]  # the join question, with a real choice
+        actions[asked] = self.choice
+        return actions
