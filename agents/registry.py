@@ -25,11 +25,12 @@ itself. A factory returns an :class:`~agents.base.Agent` (the interface is in
 
 from __future__ import annotations
 
-import ast
 import importlib
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from redbeard_env.rules import parse_literal
 
 from .base import Agent
 
@@ -71,13 +72,6 @@ def register(name: str, factory: Callable[..., Agent] | None = None, *, overwrit
     return add if factory is None else add(factory)
 
 
-def _literal(text: str) -> Any:
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-
-
 def parse_spec(spec: str) -> Spec:
     """Split a spec string; a malformed one raises ``ValueError`` saying what is expected."""
     if not isinstance(spec, str) or not spec.strip():
@@ -100,7 +94,7 @@ def parse_spec(spec: str) -> Spec:
                     raise ValueError(f"bad agent spec {spec!r}: {key!r} is not a parameter name")
                 if key in kwargs:
                     raise ValueError(f"bad agent spec {spec!r}: parameter {key!r} given twice")
-                kwargs[key] = _literal(value)
+                kwargs[key] = parse_literal(value)
             else:
                 if kwargs or args:
                     raise ValueError(

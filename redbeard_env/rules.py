@@ -297,9 +297,14 @@ def parse_overrides(items: "Iterable[str] | None") -> dict[str, Any]:
         if "=" not in item:
             raise ValueError(f"a rules override is field=value (e.g. leader=trick_winner), got {item!r}")
         key, text = item.split("=", 1)
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            value = text
-        out[key.strip()] = value
+        out[key.strip()] = parse_literal(text)
     return out
+
+
+def parse_literal(text: str) -> Any:
+    """A ``key=value`` item's value: the Python literal it spells (``40``, ``None``,
+    ``True``, ``0.5``), else the text itself (also for agent specs' parameters)."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text

@@ -51,11 +51,11 @@ def test_bad_spec_strings(spec, words):
 def test_make_agent_errors_are_clear():
     with pytest.raises(ValueError, match="unknown agent 'nosuchbot'; known agents: ") as err:
         make_agent("nosuchbot")
-    # every agent the message offers can be built (ppo and sb3 need a file, and say so)
+    # every agent the message offers can be built (ppo and sb3 need a file, joins a mode, and say so)
     offered = str(err.value).split("known agents: ")[1].split(", ")
     assert set(LAZY_MODULES) <= set(offered)
     for name in offered:
-        if name in ("ppo", "sb3"):
+        if name in ("ppo", "sb3", "joins"):
             with pytest.raises(ValueError, match="missing 1 required positional argument"):
                 make_agent(name)
             continue
