@@ -38,3 +38,21 @@ def test_a_shipped_bot_plays_its_golden_decisions(name):
     real = differ[margins[differ] >= NEAR_TIE]
     assert len(real) == 0, f"{name} plays differently at {len(real)} of {len(expected)} recorded positions, e.g. {real[:5]}"
     assert (np.asarray(mask)[np.arange(len(actions)), actions] == 1).all()
+
+
+# ---------------------------------------------------------------------- strength
+SHEET_BOTS = [name for name in SHIPPED if name.endswith("_4p") and name.split("_4p")[0] in
+              ("classic", "fem_opp", "raudskjegg", "wikipedia")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SHEET_BOTS)
+def test_a_shipped_sheet_bot_beats_three_heuristics_at_its_own_table(name):
+    # at least 1.5x parity, the CI's low end above parity: 1,000 duplicate games on a seed no run was tuned on
+    from redbeard_eval import run_tournament
+
+    sheet = name[: -len("_4p")]
+    res = run_tournament([f"ppo:{name}", "heuristic", "heuristic", "heuristic"], rules=sheet, players=4, games=1000,
+                         seed=7, progress=False, plots=False)
+    me = res["agents"][f"ppo:{name}"]
+    assert me["win_rate"] >= 1.5 * 0.25 and me["win_rate_ci"][0] > 0.25, (me["win_rate"], me["win_rate_ci"])
