@@ -1,6 +1,6 @@
 """What the AEC environments of the family's games share (:mod:`redbeard_env.env`,
 :mod:`redbeard_env.sortskaeg.env`): construction and spaces, the reset skeleton and the
-checks of the options every game has (``dealer``, ``scores``), the step protocol
+checks of the options every game has (``dealer``, ``scores``, ``hands``), the step protocol
 (illegal actions raise, done agents step with ``None``), observation and rendering.
 
 A game's env subclasses :class:`TableEnv` and sets its ``parts``
@@ -22,7 +22,6 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .parts import GameParts
-
 
 
 def is_list(value) -> bool:
