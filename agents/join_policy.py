@@ -1,8 +1,9 @@
 """A bot whose join decisions are fixed, for experiments on the value of following along
 (``följa med``): ``joins:always,base=ppo:classic_4p`` plays like its base bot but joins
 whenever joining is legal; ``joins:never,base=…`` folds whenever folding is legal (a sheet
-that forces the join, e.g. ``one_point_must_join``, still forces it). Every other decision
-is the base bot's.
+that forces the join, e.g. ``one_point_must_join``, still forces it); ``joins:free,base=…``
+changes nothing (the base bot under its own name, so that it can sit at a table of its
+base bots as a separate agent). Every other decision is the base bot's.
 
     python evaluate.py --mode round --scores 2 2 2 2 --games 4000 \\
         --agents "joins:never,base=ppo:classic_4p" heuristic heuristic heuristic
@@ -13,8 +14,6 @@ outcomes is the value of its join decisions in that situation.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from redbeard_env.cards import FOLD, JOIN
@@ -22,18 +21,23 @@ from redbeard_env.cards import FOLD, JOIN
 from .base import Agent, check_masks
 from .registry import make_agent, register
 
-MODES = {"always": JOIN, "never": FOLD}
+MODES = {"always": JOIN, "never": FOLD, "free": None}
 
 
 @register("joins")
 class JoinPolicy(Agent):
-    def __init__(self, mode: str, base: str = "heuristic", seed: int | None = None, **base_kwargs: Any):
+    def __init__(self, mode: str, base: str = "heuristic", seed: int | None = None):
         if mode not in MODES:
-            raise ValueError(f"joins: the mode is 'always' or 'never', got {mode!r}")
+            raise ValueError(f"joins: the mode is 'always', 'never' or 'free', got {mode!r}")
         self.mode, self.choice = mode, MODES[mode]
-        self.base = make_agent(str(base), seed=seed, **base_kwargs)
+        self.base = make_agent(str(base), seed=seed)
         if getattr(self.base, "game", "redbeard") != "redbeard":
             raise ValueError(f"joins: the base bot must play Rödskägg, got {base!r}")
+
+    @property
+    def decisions(self) -> int:
+        """The base bot's searched decisions (a wrapped search bot keeps its cost report)."""
+        return self.base.decisions
 
     def reset(self, seed: int | None = None) -> None:
         self.base.reset(seed)
@@ -41,6 +45,8 @@ class JoinPolicy(Agent):
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         legal = check_masks(mask)
         actions = np.asarray(self.base.act_batch(obs, mask), dtype=np.int64).copy()
+        if self.choice is None:
+            return actions
         asked = legal[:, JOIN] & legal[:, FOLD]  # the join question, with a real choice
         actions[asked] = self.choice
         return actions

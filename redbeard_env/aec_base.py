@@ -152,10 +152,14 @@ class TableEnv(AECEnv):
         return ids
 
     # ------------------------------------------------------------------ step
+    def action_name(self, action: int) -> str:
+        """An action id's name now (a game whose names depend on the phase overrides it)."""
+        return self.parts.cards.action_name(action)
+
     def _action_text(self, action) -> str:
         """``play:AS (id 51)`` for a valid id, else the value's repr (for error messages)."""
         if is_int(action) and 0 <= action < self.parts.cards.NUM_ACTIONS:
-            return f"{self.parts.cards.action_name(int(action))} (id {int(action)})"
+            return f"{self.action_name(int(action))} (id {int(action)})"
         return repr(action)
 
     def step(self, action) -> None:

@@ -132,6 +132,10 @@ class BatchEngine:
     def release(self, slots: np.ndarray) -> None:
         self.live[slots] = False
 
+    def empty_events(self, B: int) -> dict:
+        """The events of a step in which nothing happened (a game adds its own keys)."""
+        return empty_events(B, self.n)
+
 
 class ReferenceBatchBase(BatchEngine):
     """Jobs on a reference engine, one ``Game`` per slot. A subclass names the game's
@@ -155,9 +159,6 @@ class ReferenceBatchBase(BatchEngine):
     def end_events(self, ev: dict, b: int, g) -> None:
         """Record the end of slot ``b``'s game ``g`` in ``ev`` (``done`` is set already)."""
         raise NotImplementedError
-
-    def empty_events(self, B: int) -> dict:
-        return empty_events(B, self.n)
 
     def start(self, jobs: list[Job]) -> None:
         # deals after the job's decks come from a generator keyed by the deal: the same in
@@ -215,9 +216,6 @@ class VectorBatchBase(BatchEngine):
     def winners(self, info: dict) -> np.ndarray:
         """bool [B, n]: the seats that share the win of a game that ended in this step."""
         raise NotImplementedError
-
-    def empty_events(self, B: int) -> dict:
-        return empty_events(B, self.n)
 
     def start(self, jobs: list[Job]) -> None:
         B = len(jobs)

@@ -79,7 +79,6 @@ class raw_env(TableEnv):
     def __init__(self, num_players: int = 4, rules: "str | Rules" = "classic", render_mode: str | None = None,
                  reward: str = "win", **overrides: Any):
         super().__init__(num_players, rules, render_mode, reward, **overrides)
-        self.game: G.Game | None = None
 
     # ------------------------------------------------------------------ deal options
     def parse_deal_options(self, options: dict):

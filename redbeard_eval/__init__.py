@@ -3,8 +3,9 @@
 The command line is ``python evaluate.py`` (or ``redbeard-evaluate``; :mod:`redbeard_eval.cli`,
 ``--help`` lists every option). Modules: :mod:`~redbeard_eval.deals` (deal sequences and
 seatings), :mod:`~redbeard_eval.tournament` (the loop, on a :mod:`redbeard_env.engine`),
-:mod:`~redbeard_eval.metrics`, :mod:`~redbeard_eval.report` (files and the table) and
-:mod:`~redbeard_eval.plots`.
+:mod:`~redbeard_eval.metrics`, :mod:`~redbeard_eval.report` (files and the table),
+:mod:`~redbeard_eval.plots` and :mod:`~redbeard_eval.research` (the report
+``docs/research.md``: ``python -m redbeard_eval.research``).
 
 **Duplicate deals.** Game ``d`` of a tournament fixes a deal sequence: the first dealer
 and the deck of every deal (rounds and duels, in order, with the order in which thrown-in
@@ -23,7 +24,10 @@ game object per slot). Both give the same games for the same seed and agents.
 ``win_rate_ci`` (95 %, bootstrap over deals), ``parity``, ``rating`` (OpenSkill
 Plackett-Luce ``mu``, ``sigma``, ``ordinal``; the winner ranks first, everyone else ties),
 ``contract_rate``, ``bid_error``, ``bid_bias``, ``join_rate``, ``join_success``,
-``mean_rounds``, ``final_distance``, per-bid-level counts), ``games.csv`` (one row per game
+``mean_rounds``, ``final_distance``, per-bid-level counts, ``contracts_by_score`` (the
+declarer's score when it bid -> contracts, made), ``joins_by_score`` (the score at a join
+decision -> decisions, joins, joins that took a trick, the score's mean change over the
+rest of the round after joining / folding)), ``games.csv`` (one row per game
 and seat; ``rounds.csv`` in round mode), and the plots ``win_rates.png``,
 ``calibration.png`` (bid vs tricks taken, per agent) and ``contract_by_bid.png``.
 

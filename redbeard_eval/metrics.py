@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from redbeard_env.cards import BID0, FOLD, JOIN, REDBEARD, REDBEARD_LEVEL
-from redbeard_env.observation import OFF, SCORE_SCALE
+from redbeard_env.observation import OFF
 
 __all__ = ["LEVELS", "LEVEL_NAMES", "Records", "bootstrap_ci", "ratings", "summarise"]
 
@@ -36,7 +36,7 @@ class Records:
     The tournament loop (:func:`redbeard_eval.tournament.play_shard`) drives a game's
     records through one small protocol, which Sortskæg's records
     (:class:`redbeard_eval.metrics_sortskaeg.SortskaegRecords`) implement too:
-    ``begin(slots)`` before a shard's games, ``on_decisions(live, obs, actions, seat,
+    ``begin(slots, scores)`` before a shard's games (their starting scores [slots, n]), ``on_decisions(live, obs, actions, seat,
     lineups)`` before each step, ``on_step(events, lineups, mode)`` after it,
     ``won(events, slot, seat, mode)`` and ``seat_fields(slot, seat)`` for the rows of a
     finished game, ``end()`` after the shard, ``merge(other)``, and
@@ -69,8 +69,9 @@ class Records:
         return tricks == level if self.contract == "exact" else tricks >= level
 
     # ------------------------------------------------------------ the tournament's protocol
-    def begin(self, slots: int) -> None:
+    def begin(self, slots: int, scores: np.ndarray) -> None:
         n = self.num_players
+        self.score = np.array(scores, np.int64)  # each slot's scores as of the last step
         self.pending_join = np.full((slots, n), -1, np.int64)  # tricks at a join, awaiting the round's end
         self.bid_score = np.zeros((slots, n), np.int64)  # each seat's score at its last bid
         self.join_score = np.full((slots, n), -10**9, np.int64)  # score at a join decision (or none)
@@ -83,14 +84,13 @@ class Records:
         """Bids: remember the bidder's score; join decisions: the tricks the player had
         when it answered."""
         for b in live[(actions[live] >= BID0) & (actions[live] <= REDBEARD)]:
-            # the observer's own score (position 0), exact within the block's clip (±120)
-            self.bid_score[b, seat[b]] = int(round(obs[b, OFF["score"]] * SCORE_SCALE))
+            self.bid_score[b, seat[b]] = self.score[b, seat[b]]
         for b in live[(actions[live] == JOIN) | (actions[live] == FOLD)]:
             s = seat[b]
             spec = self.specs[lineups[b, s]]
             self.joins[spec][0] += 1
             self.slot_stats[b]["join_decisions"][s] += 1
-            self.join_score[b, s] = int(round(obs[b, OFF["score"]] * SCORE_SCALE))
+            self.join_score[b, s] = self.score[b, s]
             self.joined[b, s] = actions[b] == JOIN
             if actions[b] == JOIN:
                 self.joins[spec][1] += 1
@@ -100,6 +100,7 @@ class Records:
     def on_step(self, ev: dict, lineups: np.ndarray, mode: str) -> None:
         """Scored rounds: join successes and the declarer's contract; in round mode a
         scored round ends the job."""
+        self.score = np.array(ev["score"], np.int64)  # slots no longer live keep meaningless entries
         for b in np.flatnonzero(ev["round_over"]):
             d = int(ev["round_declarer"][b])
             tricks = ev["round_tricks"][b]
@@ -137,7 +138,7 @@ class Records:
     def end(self) -> None:
         """After a shard: drop the per-slot state; plain dicts, so the records pickle back
         from a worker."""
-        del self.pending_join, self.slot_stats, self.bid_score, self.join_score, self.joined
+        del self.pending_join, self.slot_stats, self.bid_score, self.join_score, self.joined, self.score
         self.joins = dict(self.joins)
 
     def merge(self, part: "Records") -> None:

@@ -49,7 +49,7 @@ class SortskaegRecords:
             self.by_size[s] = np.zeros((SIZES, 2), np.int64)
 
     # ------------------------------------------------------------ the tournament's protocol
-    def begin(self, slots: int) -> None:
+    def begin(self, slots: int, scores: np.ndarray) -> None:
         self.slot_exact = np.zeros((slots, self.num_players), np.int64)
         self.slot_rounds = np.zeros((slots, self.num_players), np.int64)
 

@@ -15,8 +15,9 @@ __all__ = ["make_plots"]
 
 
 def make_plots(results: dict, out: Path) -> list[Path]:
-    """Draw win_rates.png, calibration.png and contract_by_bid.png into ``out``; return their
-    paths (none, with a note on stderr, when matplotlib is missing)."""
+    """Draw win_rates.png, calibration.png and contract_by_bid.png (Sortskæg:
+    exact_by_hand_size.png) into ``out``; return their paths (none, with a note on stderr,
+    when matplotlib is missing)."""
     try:
         import matplotlib
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +40,10 @@ def best_bot(sheet: str) -> str:
     return f"ppo:{sheet}_4p" if (PRETRAINED_DIR / f"{sheet}_4p.pt").is_file() else "heuristic"
 
 
-def run_tables(games: int, pimc_games: int, seed: int, workers: int, img_dir: Path) -> list[dict]:
-    """One tournament per sheet (and pimc's under classic); their results dicts."""
+def run_tables(games: int, pimc_games: int, seed: int, workers: int, runs_dir: Path, img_dir: Path) -> list[dict]:
+    """One tournament per sheet (and pimc's under classic), each written to ``runs_dir/<name>``
+    with its plots; the calibration heat map is copied to ``img_dir/<name>_calibration.png``.
+    Returns their results dicts."""
     tables = []
     for sheet in SHEETS:
         lineups = [[best_bot(sheet), "heuristic", "heuristic", "heuristic"]]
@@ -51,7 +54,9 @@ def run_tables(games: int, pimc_games: int, seed: int, workers: int, img_dir: Pa
             name = f"{sheet}_{short_name(lineup[0]).replace(':', '_')}"
             print(f"{sheet}: {' '.join(lineup)}, {n_games} games", file=sys.stderr)
             res = run_tournament(lineup, rules=sheet, players=4, games=n_games, seed=seed, progress=True,
-                                 workers=workers, out=img_dir / name, plots=True)
+                                 workers=workers, out=runs_dir / name, plots=True)
+            img_dir.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(runs_dir / name / "calibration.png", img_dir / f"{name}_calibration.png")
             res["sheet"], res["name"] = sheet, name
             tables.append(res)
     return tables
@@ -68,7 +73,10 @@ def join_experiments(games: int, seed: int, workers: int) -> list[dict]:
     rows = []
     for sheet in SHEETS:
         best = best_bot(sheet)
-        variants = {"as it plays": best, "always joins": f"joins:always,base={best}", "never joins": f"joins:never,base={best}"}
+        # "free" is the bot unchanged under a name of its own (the heuristic would otherwise
+        # be pooled with its three heuristic opponents into one agent)
+        variants = {mode_label: f"joins:{mode},base={best}" for mode, mode_label in
+                    (("free", "as it plays"), ("always", "always joins"), ("never", "never joins"))}
         for score in JOIN_SCORES:
             for label, spec in variants.items():
                 print(f"joins {sheet} score {score}: {spec}", file=sys.stderr)
@@ -89,7 +97,7 @@ def _fmt(x, spec: str = ".2f") -> str:
 
 
 def write_report(tables: list[dict], out: Path, command: str, joins: list[dict] | None = None) -> None:
-    img_rel = lambda res, png: (Path("img") / "research" / res["name"] / png).as_posix()  # noqa: E731
+    img_rel = lambda res, png: f"img/research/{res['name']}_{png}"  # noqa: E731
     lines = [
         "# Bid accuracy and following along",
         "",
@@ -207,12 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=1, help="local worker processes per tournament")
     parser.add_argument("--out", default="docs/research.md")
+    parser.add_argument("--runs-dir", default="runs/research", help="where each tournament's results and CSVs go")
     args = parser.parse_args(argv)
     if args.games < 1 or args.pimc_games < 0 or args.join_games < 0 or args.seed < 0 or args.workers < 1:
         parser.error("--games and --workers must be >= 1, --pimc-games, --join-games and --seed >= 0")
     out = Path(args.out)
     img_dir = out.parent / "img" / "research"
-    tables = run_tables(args.games, args.pimc_games, args.seed, args.workers, img_dir)
+    tables = run_tables(args.games, args.pimc_games, args.seed, args.workers, Path(args.runs_dir), img_dir)
     command = "python -m redbeard_eval.research " + " ".join(argv if argv is not None else sys.argv[1:])
     joins = join_experiments(args.join_games, args.seed, args.workers) if args.join_games else None
     write_report(tables, out, command.strip(), joins)

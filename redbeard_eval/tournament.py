@@ -218,11 +218,18 @@ def prepare_tournament(
 
 
 def run_tournament(*args: Any, out: "str | Path | None" = None, plots: bool = True, progress: bool = True,
-                   backend: str = "local", workers: int = 1, **kwargs: Any) -> dict:
+                   backend: str = "local", workers: int = 1, ray_address: str | None = None,
+                   record_path: "str | Path | None" = None, **kwargs: Any) -> dict:
     """Play a duplicate tournament and return the results dict (also written to ``out``):
-    :func:`prepare_tournament` with these arguments, then :func:`play_tournament`."""
+    :func:`prepare_tournament` with the other arguments, then :func:`play_tournament`
+    (``record_path``: the JSON-lines file that ``record=True`` appends the games to)."""
+    if kwargs.get("record") and record_path is None:
+        raise ValueError("record=True needs record_path=: the JSON-lines file the game records go to")
+    if record_path is not None:
+        kwargs["record"] = True
     tournament = prepare_tournament(*args, **kwargs)
-    return play_tournament(tournament, out=out, plots=plots, progress=progress, backend=backend, workers=workers)
+    return play_tournament(tournament, out=out, plots=plots, progress=progress, backend=backend, workers=workers,
+                           ray_address=ray_address, record=record_path)
 
 
 @dataclass
@@ -270,7 +277,8 @@ def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
     lineups = np.array([job.lineup for job in jobs])  # [B, n] agent index per seat
     for b, recorder in enumerate(getattr(backend, "recorders", [])):
         recorder.agents = [unique[a] for a in lineups[b]]
-    rec.begin(count)
+    rec.begin(count, np.array([job.scores if job.scores is not None else [getattr(tr.rules, "start_score", 0)] * n
+                               for job in jobs], np.int64))
     while backend.live.any():
         obs, mask, seat = backend.observe()
         live = np.flatnonzero(backend.live)

@@ -111,7 +111,8 @@ class Config:
     device: str = "cpu"
     """Torch device: cpu or cuda[:N]."""
     torch_threads: Count = 2
-    """Intra-op torch threads on the CPU (2 suits a 2-core machine running nothing else)."""
+    """Intra-op torch threads of the learner's update on the CPU (2 suits a 2-core machine running nothing else;
+    rollouts always use one thread)."""
     total_steps: Count = 20_000_000
     """Environment steps of the run (decisions of all seats)."""
     num_envs: Count = 1024

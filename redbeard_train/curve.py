@@ -29,8 +29,8 @@ def read_curve(run_dir: "str | Path") -> dict:
     acc = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     acc.Reload()
     tags = acc.Tags().get("scalars", [])
-    if WIN not in tags:
-        raise ValueError(f"{run_dir} has no {WIN!r} scalars (was eval_games 0?)")
+    if WIN not in tags or "charts/SPS" not in tags:
+        raise ValueError(f"{run_dir} has no {WIN!r} and charts/SPS scalars (not a training run, or eval_games 0?)")
     sps = acc.Scalars("charts/SPS")
     first = sps[0]
     start = first.wall_time - first.step / max(first.value, 1.0)  # the first update's start
@@ -59,7 +59,8 @@ def _players(acc) -> int | None:
     return None
 
 
-def plot_curves(runs: list[str], labels: list[str], out: Path, title: str = "") -> Path:
+def plot_curves(curves: list[dict], labels: list[str], out: Path, title: str = "") -> Path:
+    """Draw curves (from :func:`read_curve`) into one PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -67,8 +68,7 @@ def plot_curves(runs: list[str], labels: list[str], out: Path, title: str = "") 
 
     fig, ax = plt.subplots(figsize=(6.0, 3.8))
     parity = None
-    for run, label in zip(runs, labels):
-        c = read_curve(run)
+    for c, label in zip(curves, labels):
         ax.plot(c["minutes"], c["win"], marker="o", ms=3, label=label)
         ax.fill_between(c["minutes"], c["low"], c["high"], alpha=0.2)
         parity = parity or c["parity"]
@@ -98,12 +98,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{len(args.label)} --label for {len(args.runs)} runs: give one per run or none")
     labels = args.label or [Path(r).name for r in args.runs]
     try:
-        path = plot_curves(args.runs, labels, Path(args.out), args.title)
+        curves = [read_curve(run) for run in args.runs]
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    for run in args.runs:
-        c = read_curve(run)
+    path = plot_curves(curves, labels, Path(args.out), args.title)
+    for run, c in zip(args.runs, curves):
         points = ", ".join(f"{m:.1f} min {w:.3f}" for m, w in zip(c["minutes"], c["win"]))
         print(f"{run}: {points}")
     print(f"wrote {path}")

@@ -286,14 +286,17 @@ def test_a_bot_with_fixed_join_decisions_changes_only_those():
 
     kw = dict(rules="classic", players=4, games=300, seed=4, mode="round", scores=[2, 2, 2, 2], plots=False, progress=False)
     rate = {}
-    for spec in ("heuristic", "joins:always,base=heuristic", "joins:never,base=heuristic"):
+    for spec in ("heuristic", "joins:free,base=heuristic", "joins:always,base=heuristic", "joins:never,base=heuristic"):
         a = run_tournament([spec, "random", "random", "random"], **kw)["agents"][spec]
         rate[spec] = (a["join_rate"], a["join_decisions"], a["contracts_by_bid"])
+    assert rate["joins:free,base=heuristic"] == rate["heuristic"]
     assert rate["joins:always,base=heuristic"][0] == 1.0 and rate["joins:never,base=heuristic"][0] == 0.0
     assert 0 < rate["heuristic"][0] < 1  # the base bot itself chooses: a forced policy differs from it
     # the same deals and the same bids: only the join answers differ (the join question comes after the auction)
     assert rate["heuristic"][2] == rate["joins:always,base=heuristic"][2] == rate["joins:never,base=heuristic"][2]
-    with pytest.raises(ValueError, match="'always' or 'never'"):
+    with pytest.raises(ValueError, match="'always', 'never' or 'free'"):
         make_agent("joins:sometimes")
+    with pytest.raises(ValueError, match="no parameter 'bsae'"):  # a misspelt key is not dropped
+        make_agent("joins:always,bsae=random")
     with pytest.raises(ValueError, match="Rödskägg"):
         make_agent("joins:always,base=sortskaeg_heuristic")

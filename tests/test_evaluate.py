@@ -366,7 +366,8 @@ def test_the_research_report_covers_every_sheet(tmp_path):
     from redbeard_eval import research
 
     out = tmp_path / "docs" / "research.md"
-    assert research.main(["--games", "8", "--pimc-games", "4", "--join-games", "8", "--seed", "3", "--out", str(out)]) == 0
+    assert research.main(["--games", "8", "--pimc-games", "4", "--join-games", "8", "--seed", "3", "--out", str(out),
+                          "--runs-dir", str(tmp_path / "runs")]) == 0
     text = out.read_text()
     for sheet in ("classic", "fem_opp", "raudskjegg", "wikipedia"):
         best = research.best_bot(sheet)
@@ -375,5 +376,6 @@ def test_the_research_report_covers_every_sheet(tmp_path):
     assert "| classic | `pimc` | 4 |" in text
     assert "## Following along" in text and "--games 8" in text
     assert text.count("| always joins (`joins:always,base=") == 4 * len(research.JOIN_SCORES)
-    pngs = sorted(p.relative_to(tmp_path / "docs").as_posix() for p in (tmp_path / "docs" / "img").rglob("calibration.png"))
+    pngs = sorted(p.relative_to(tmp_path / "docs").as_posix() for p in (tmp_path / "docs" / "img").rglob("*.png"))
     assert len(pngs) == 5 and all(f"]({p})" in text for p in pngs)  # every table's heat map, linked
+    assert (tmp_path / "runs" / "classic_pimc" / "games.csv").is_file()  # the bulk stays out of docs/

@@ -57,7 +57,7 @@ from typing import Any
 
 from ..aec_base import TableEnv, is_list
 from . import game as G
-from .cards import NUM_CARDS, card_name, parse_cards
+from .cards import NUM_CARDS, action_name, card_name, parse_cards
 from .parts import SORTSKAEG
 from .rules import Rules
 
@@ -85,7 +85,10 @@ class raw_env(TableEnv):
     def __init__(self, num_players: int = 4, rules: "str | Rules" = "sortskaeg", render_mode: str | None = None,
                  reward: str = "win", **overrides: Any):
         super().__init__(num_players, rules, render_mode, reward, **overrides)
-        self.game: G.Game | None = None
+
+    def action_name(self, action: int) -> str:
+        """A card id is ``discard:<card>`` in the discard phase, ``play:<card>`` otherwise."""
+        return action_name(action, self.game.phase)
 
     # ------------------------------------------------------------------ deal options
     def parse_deal_options(self, options: dict):
