@@ -379,3 +379,11 @@ def test_the_research_report_covers_every_sheet(tmp_path):
     pngs = sorted(p.relative_to(tmp_path / "docs").as_posix() for p in (tmp_path / "docs" / "img").rglob("*.png"))
     assert len(pngs) == 5 and all(f"]({p})" in text for p in pngs)  # every table's heat map, linked
     assert (tmp_path / "runs" / "classic_pimc" / "games.csv").is_file()  # the bulk stays out of docs/
+
+
+def test_run_tournament_records_games_to_the_path_it_is_given(tmp_path):
+    with pytest.raises(ValueError, match="record_path"):
+        run_tournament(["heuristic", "random"], players=3, games=3, record=True, progress=False, plots=False)
+    path = tmp_path / "games.jsonl"
+    res = run_tournament(["heuristic", "random"], players=3, games=3, seed=1, record_path=path, progress=False, plots=False)
+    assert res["config"]["engine"] == "reference" and len(path.read_text().splitlines()) == 3
