@@ -188,26 +188,38 @@ def world_game(view: ObsBatch, i: int, led: int, rules: Rules) -> Game:
     return g
 
 
+def world_templates(view: ObsBatch, legal: np.ndarray, rules: Rules) -> list[Game]:
+    """One game per row of decoded observations ``view`` with legal actions ``legal`` bool
+    [B, 69]: everything the observer knows (its hand, the thrown-in cards it has seen), the
+    hidden cards left out (:func:`sample_owners` deals them; see :func:`sampled_worlds`)."""
+    templates = []
+    n = int(view.num_players[0])
+    seen_thrown = view.seen_thrown & ~view.reshuffled[:, None]
+    led = trick_led_suit(view, legal)
+    for i in range(len(view)):
+        g = world_game(view, i, int(led[i]), rules)
+        g.hands = [set(np.flatnonzero(view.hand[i]).tolist())] + [set() for _ in range(1, n)]
+        g.stock, g.thrown = [], np.flatnonzero(seen_thrown[i]).tolist()
+        templates.append(g)
+    return templates
+
+
 def sampled_worlds(view: ObsBatch, legal: np.ndarray, owners: np.ndarray, samples: int, rules: Rules) -> list[Game]:
     """One game per (row, sample) of decoded observations ``view`` with legal actions
     ``legal`` bool [B, 69]: row ``i``'s samples are ``owners[i * samples : (i + 1) *
     samples]`` (owner positions of every card, as :func:`sample_owners` deals them). The
     hidden cards in no hand make up the stock (as many as the observation says) and the
-    thrown-in pile, with the thrown-in cards the observer has seen."""
+    thrown-in pile, with the thrown-in cards the observer has seen. (The search loads the
+    same states without building these games: ``VectorEnv.load_deals`` of the templates.)"""
     games = []
     n = int(view.num_players[0])
-    seen_thrown = view.seen_thrown & ~view.reshuffled[:, None]
-    led = trick_led_suit(view, legal)
-    for i in range(len(view)):
-        template = world_game(view, i, int(led[i]), rules)
-        mine = set(np.flatnonzero(view.hand[i]).tolist())
-        seen = np.flatnonzero(seen_thrown[i]).tolist()
+    for i, template in enumerate(world_templates(view, legal, rules)):
         stock_size = int(view.stock_size[i])
         for owner in owners[i * samples : (i + 1) * samples]:
             g = copy.copy(template)  # the engine's loader only reads: the other fields can be shared
-            g.hands = [mine] + [set(np.flatnonzero(owner == p).tolist()) for p in range(1, n)]
+            g.hands = [template.hands[0]] + [set(np.flatnonzero(owner == p).tolist()) for p in range(1, n)]
             rest = np.flatnonzero(owner == -1).tolist()
-            g.stock, g.thrown = rest[:stock_size], rest[stock_size:] + seen
+            g.stock, g.thrown = rest[:stock_size], rest[stock_size:] + template.thrown
             games.append(g)
     return games
 
@@ -306,13 +318,13 @@ class PimcAgent(Agent):
         unseen = ~(view.hand | view.played | view.trick | seen_thrown)
         rep = np.repeat(np.arange(B), S)
         owners = sample_owners(unseen[rep], hand_sizes(view, rules)[rep], view.voids[rep], self.rng)  # [B*S, 52]
-        worlds = sampled_worlds(view, legal, owners, S, rules)
+        deals = (world_templates(view, legal, rules), rep, owners, view.stock_size.astype(np.int64))
         # first[c, w]: candidate c of world w's row (-1: that row has fewer candidates)
         table = np.full((B, C), -1, np.int64)
         for i, c in enumerate(cands):
             table[i, : len(c)] = c
         first = table[rep].T
-        result = self._play_out(worlds, first, rules, int(view.num_players[0]))
+        result = self._play_out(deals, first, rules, int(view.num_players[0]))
         values = self._values(result, view, rep, rules)  # [C, B*S]
         self.decisions += B
         mean = np.where(first >= 0, values, 0.0).reshape(C, B, S).mean(2).T  # [B, C]
@@ -334,14 +346,18 @@ class PimcAgent(Agent):
             self._engines.popitem(last=False)
         return env
 
-    def _play_out(self, worlds: list[Game], first: np.ndarray, rules: Rules, n: int) -> dict:
+    def _play_out(self, deals: tuple, first: np.ndarray, rules: Rules, n: int) -> dict:
         """Play world w with candidate ``first[c, w]`` first to the round's end, for every c
-        with ``first[c, w] >= 0``. Returns per (c, w): ``scores`` [C, W, n] at the round's end,
-        ``winner`` [C, W] (a game won in the round, else -1), ``eliminated`` [C, W, n].
+        with ``first[c, w] >= 0``; world w is template ``row[w]`` with the hidden cards
+        ``owners[w]`` deals (``deals = (templates, row, owners, stock_sizes)``, as
+        :meth:`VectorEnv.load_deals` takes them). Returns per (c, w): ``scores`` [C, W, n] at
+        the round's end, ``winner`` [C, W] (a game won in the round, else -1), ``eliminated``
+        [C, W, n].
 
-        Loading a world costs about as much as 150 engine steps of it, an engine step has a
-        fixed cost of about 400 slots: few worlds are loaded once per (world, candidate) into
-        one engine; many are loaded once, into an engine copied for each candidate index."""
+        An engine step has a fixed cost of about 400 slots: few worlds are loaded once per
+        (world, candidate) into one engine; many are loaded once, into an engine copied for
+        each candidate index."""
+        templates, row, owners, stock_sizes = deals
         C, W = first.shape
         if W >= COPY_FROM:
             slots = [(np.full(W, c), np.arange(W)) for c in range(C)]  # per engine: candidate, world
@@ -349,7 +365,7 @@ class PimcAgent(Agent):
             slots = [np.nonzero(first >= 0)]
         cand, world = slots[0]
         base_env = self._engine(rules, n, len(world))
-        obs, mask, _ = base_env.load_games([worlds[w] for w in world.tolist()], stop_at_round_end=True)
+        obs, mask, _ = base_env.load_deals(templates, row[world], owners[world], stock_sizes, stop_at_round_end=True)
         envs = [base_env] + [copy.deepcopy(base_env) for _ in slots[1:]]
         states = [(obs, mask)] + [(obs.copy(), mask.copy()) for _ in slots[1:]]
         firsts = [first[c, w] for c, w in slots]

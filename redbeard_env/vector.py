@@ -368,6 +368,20 @@ class VectorEnv:
         round. Returns ``(obs, mask, seat)`` of the whole batch."""
         idx = np.arange(self.num_envs) if indices is None else np.asarray(indices, dtype=np.intp).reshape(-1)
         vector_bridge.load_games(self, list(games), idx)
+        return self._loaded(idx, stop_at_round_end)
+
+    def load_deals(self, games: Sequence[G.Game], game_of_slot, owners, stock_sizes, stop_at_round_end: bool = False):
+        """Many deals of the hidden cards of a few games (for search): every slot ``i`` gets
+        ``games[game_of_slot[i]]`` with the cards ``owners[i]`` deals added -- ``owners`` int
+        [B, 52]: the seat holding each card, -1 = in no hand (the first ``stock_sizes[g]`` of
+        those, in card order, join the stock of game ``g``, the rest its thrown-in pile), -2 =
+        not dealt (known, as in the game). The same state as :meth:`load_games` of the
+        completed games, without building a game per slot. Returns ``(obs, mask, seat)``."""
+        vector_bridge.load_deals(self, list(games), game_of_slot, owners, stock_sizes)
+        return self._loaded(np.arange(self.num_envs), stop_at_round_end)
+
+    def _loaded(self, idx: np.ndarray, stop_at_round_end: bool):
+        """After games were written into slots ``idx``: flags, per-step outputs, observations."""
         self._started = True
         self._stop_round[idx] = bool(stop_at_round_end)
         self.rewards[:] = 0

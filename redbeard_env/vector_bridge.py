@@ -1,7 +1,9 @@
 """The bridge between the batch engine and the reference engine: a
 :class:`redbeard_env.game.Game` written into a slot of a VectorEnv (``load_games``), and a
 slot read back as a ``Game`` (``export_game``). Both are exact: the game then plays on
-identically in either engine (``tests/test_vector_load.py``).
+identically in either engine (``tests/test_vector_load.py``). ``load_deals`` writes many
+deals of the hidden cards of a few games (search: the same as ``load_games`` of each
+game with those cards added, ``tests/test_pimc.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from . import game as G
 from .cards import NUM_CARDS, NUM_RANKS
 from .game import JOIN_STATES, NO_CALL, PHASE_NAMES
 from .rules import SCORE_LIMIT
-from .vector_tables import bits_to_bool, cards_to_bits
+from .vector_tables import bits_to_bool, bool_to_bits, cards_to_bits
 
 
 def load_games(env, games: Sequence[G.Game], idx: np.ndarray) -> None:
@@ -32,6 +34,51 @@ def load_games(env, games: Sequence[G.Game], idx: np.ndarray) -> None:
         env.dq = np.concatenate([env.dq, np.zeros((B, grow, 2, NUM_CARDS), np.int8)], 1)
     for b, g in zip(idx.tolist(), games):
         load_game(env, b, g)
+
+
+def load_deals(env, games: Sequence[G.Game], game_of_slot: np.ndarray, owners: np.ndarray,
+               stock_sizes: np.ndarray) -> None:
+    """Slot ``i`` of ``env`` <- ``games[game_of_slot[i]]`` with the cards ``owners[i]`` deals
+    added: ``owners`` int [B, 52], the seat that holds each card, -1 = in no hand (the first
+    ``stock_sizes[game]`` of those in card order go to the end of the game's stock, the rest
+    to its thrown-in pile), -2 = not dealt (known, as in the game). Every slot is written."""
+    B, n = env.num_envs, env.num_players
+    game_of_slot = np.asarray(game_of_slot)
+    owners = np.asarray(owners)
+    stock_sizes = np.asarray(stock_sizes)
+    if not 1 <= len(games) <= B:
+        raise ValueError(f"load_deals: between 1 and {B} games (the number of slots), got {len(games)}")
+    if game_of_slot.shape != (B,) or not np.issubdtype(game_of_slot.dtype, np.integer):
+        raise ValueError(f"load_deals: game_of_slot must be an int array of shape ({B},), got {game_of_slot.dtype} {game_of_slot.shape}")
+    if (game_of_slot < 0).any() or (game_of_slot >= len(games)).any():
+        raise ValueError(f"load_deals: game_of_slot values must be game indices 0..{len(games) - 1}")
+    if owners.shape != (B, NUM_CARDS) or not np.issubdtype(owners.dtype, np.integer):
+        raise ValueError(f"load_deals: owners must be an int array of shape ({B}, {NUM_CARDS}), got {owners.dtype} {owners.shape}")
+    if (owners < -2).any() or (owners >= n).any():
+        raise ValueError(f"load_deals: owners values must be -2 (not dealt), -1 (no hand) or a seat 0..{n - 1}")
+    if stock_sizes.shape != (len(games),) or not np.issubdtype(stock_sizes.dtype, np.integer) or (stock_sizes < 0).any():
+        raise ValueError(f"load_deals: stock_sizes must be {len(games)} ints >= 0, got {stock_sizes!r}")
+    load_games(env, games, np.arange(len(games)))
+    env._raw[:] = env._raw[: len(games)][game_of_slot]  # the fancy index copies first
+    env.dq = env.dq[game_of_slot]
+    dealt = bool_to_bits(owners >= -1)
+    known = np.bitwise_or.reduce(env.hands, axis=1) | env.played | env.trick_cards | env.thrown
+    clash = np.flatnonzero(dealt & known)
+    if len(clash):
+        raise ValueError(f"load_deals: slot {clash[0]} deals cards its game already places")
+    for s in range(n):
+        env.hands[:, s] |= bool_to_bits(owners == s)
+    rest = owners == -1
+    k = stock_sizes[game_of_slot]
+    if (rest.sum(1) < k).any():
+        raise ValueError("load_deals: fewer cards in no hand than the stock size asks for")
+    pos = np.cumsum(rest, 1) - 1
+    to_stock = rest & (pos < k[:, None])
+    rows, cards = np.nonzero(to_stock)
+    start = env.stock_pos.astype(np.int64) + env.stock_len.astype(np.int64)
+    env.deck[rows, start[rows] + pos[rows, cards]] = cards
+    env.stock_len[:] += k.astype(env.stock_len.dtype)
+    env.thrown |= bool_to_bits(rest & ~to_stock)
 
 
 def check_game(env, b: int, g: G.Game) -> None:

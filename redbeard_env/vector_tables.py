@@ -47,6 +47,15 @@ def bits_to_bool(x: np.ndarray) -> np.ndarray:
     return u[..., :NUM_CARDS].view(np.bool_)
 
 
+def bool_to_bits(x: np.ndarray) -> np.ndarray:
+    """bool [..., 52] -> card bitmasks uint64 [...] (the inverse of :func:`bits_to_bool`)."""
+    x = np.asarray(x, dtype=bool)
+    packed = np.packbits(x, axis=-1, bitorder="little")  # [..., 7]
+    out = np.zeros((*x.shape[:-1], 8), np.uint8)
+    out[..., : packed.shape[-1]] = packed
+    return out.view("<u8")[..., 0].astype(np.uint64, copy=False)
+
+
 def cards_to_bits(cards: np.ndarray) -> np.ndarray:
     """Card ids int [..., k] (-1 = none) -> bitmasks uint64 [...]."""
     cards = np.asarray(cards)

@@ -19,7 +19,7 @@ import pytest
 
 from agents import decode_batch, make_agent, rules_from_obs
 from agents import pimc as pimc_module
-from agents.pimc import PimcAgent, hand_sizes, sample_owners, sampled_worlds
+from agents.pimc import PimcAgent, hand_sizes, sample_owners, sampled_worlds, world_templates
 from redbeard_env import game as G
 from redbeard_env.observation import encode
 from redbeard_env.rules import PRESETS, make_rules
@@ -67,6 +67,12 @@ def _worlds(g: G.Game, samples: int, rng: np.random.Generator):
     return obs, mask, view, rules, sizes, owners, worlds
 
 
+def _deals(view, mask, owners, samples, rules):
+    """The same worlds as the search loads them (``VectorEnv.load_deals``)."""
+    return (world_templates(view, mask > 0, rules), np.repeat(np.arange(len(view)), samples), owners,
+            view.stock_size.astype(np.int64))
+
+
 # ---------------------------------------------------------------- sampling
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("n", PLAYERS)
@@ -102,6 +108,32 @@ def test_sampled_worlds_hold_what_the_player_knows(preset, n):
         for w in worlds:  # every card is somewhere, once (a finished trick is also in played)
             places = [*w.hands, w.played | {c for _, c in w.trick}, w.stock, w.thrown]
             assert sorted(c for cards in places for c in cards) == list(range(52))
+        # the search's loader (templates + dealt cards) writes exactly the same states
+        fast = VectorEnv(S, n, rules, seed=0, auto_reset=False)
+        f_obs, f_mask, f_seat = fast.load_deals(*_deals(view, mask, owners, S, rules), stop_at_round_end=True)
+        assert np.array_equal(fast._raw, venv._raw) and np.array_equal(fast.dq, venv.dq)
+        assert np.array_equal(f_obs, w_obs) and np.array_equal(f_mask, w_mask) and np.array_equal(f_seat, w_seat)
+
+
+def test_load_deals_refuses_bad_input():
+    g = _searched_states("classic", 4, 1, seed=3)[0]
+    obs, mask, view, rules, sizes, owners, worlds = _worlds(g, 2, np.random.default_rng(0))
+    templates, rows, owners, stock = _deals(view, mask, owners, 2, rules)
+    env = VectorEnv(2, 4, rules, seed=0, auto_reset=False)
+    bad = owners.copy()
+    bad[0, np.flatnonzero(view.hand[0])[0]] = 1  # one of my own cards dealt to the next player
+    cases = [
+        (([], rows, owners, stock), "between 1 and 2 games"),
+        ((templates, rows[:1], owners, stock), "game_of_slot must be"),
+        ((templates, rows + 1, owners, stock), "game indices"),
+        ((templates, rows, owners[:, :50], stock), "owners must be"),
+        ((templates, rows, np.where(owners == 1, 4, owners), stock), "owners values"),
+        ((templates, rows, owners, stock + 60), "stock size"),
+        ((templates, rows, bad, stock), "already places"),
+    ]
+    for args, message in cases:
+        with pytest.raises(ValueError, match=message):
+            env.load_deals(*args)
 
 
 # ---------------------------------------------------------------- playouts
@@ -123,7 +155,7 @@ def test_playouts_end_like_the_reference_engine(preset, n, copy_from, monkeypatc
         for c, a in enumerate(cands):
             first[c] = a
         first[len(cands) - 1, 0] = -1  # one (world, candidate) pair not needed
-        res = bot._play_out(worlds, first, rules, n)
+        res = bot._play_out(_deals(view, mask, owners, 3, rules), first, rules, n)
         loader = VectorEnv(3, n, rules, seed=0, auto_reset=False)
         loader.load_games(worlds)
         for c in range(3):
