@@ -30,6 +30,8 @@ assert (_cards.PASS, _cards.BID0, _cards.REDBEARD, _cards.JOIN, _cards.FOLD, _ca
     PASS, BID0, REDBEARD, JOIN, FOLD, ASK, SKIP, KEEP, REDEAL, LOOK, NO_LOOK, NUM_ACTIONS)
 PH_REDEAL, PH_LOOK, PH_BID, PH_ASK, PH_JOIN, PH_PLAY, PH_DUEL, PH_DONE = range(8)
 PENALTY, K = 5, 8  # the +5 penalty; trick counts 0..7 in outcome tables
+NUM_CARDS = 52
+assert _cards.NUM_CARDS == NUM_CARDS
 
 # ---------------------------------------------------------------- numbers in, as tuples
 A_WIN, A_NEG, A_ELIM, A_CONTROL, A_MARGIN, A_BLOCK, A_QSCALE, A_FOLLOW, A_DEFEND, A_REDEAL, A_THREAT = range(11)
@@ -624,19 +626,42 @@ def bid_values(R, A, n, b, mask, out, q, live, unseen, unseen_suit, unseen_count
         Qs[s] = min(max(suit_total(q, live, s) * A[A_QSCALE], 0.0), 1.0)
     for x in range(7):
         counts[x] = 0.0
+    # Per suit from the ace down, a card of the hand is beaten when a higher unseen card that
+    # the sample gives the opponents is still free (greedy maximum matching). Only the suits
+    # of the hand matter, down to its lowest card there: those cards in order, once.
+    flat = uniforms.reshape(samples, NUM_CARDS)  # [sample, card]
+    rel_card = np.empty(NUM_CARDS, np.int64)
+    rel_q = np.empty(NUM_CARDS, np.float64)  # the suit's threshold; -1 for a card of the hand
+    suit_end = np.zeros(4, np.int64)
+    nrel = 0
+    for s in range(4):
+        lowest = -1
+        for r in range(13):
+            if has(hand, 13 * s + r):
+                lowest = r
+                break
+        for r in range(12, lowest - 1 if lowest >= 0 else 12, -1):
+            c = 13 * s + r
+            if has(hand, c) or has(unseen, c):
+                rel_card[nrel] = c
+                rel_q[nrel] = -1.0 if has(hand, c) else Qs[s]
+                nrel += 1
+        suit_end[s] = nrel
     for smp in range(samples):
+        row = flat[smp]
         total_beaten = 0
+        i = 0
         for s in range(4):
             fr = 0
-            bt = 0
-            for r in range(12, -1, -1):  # from the ace down: greedy maximum matching
-                c = 13 * s + r
-                if has(hand, c) and fr > 0:
-                    bt += 1
-                    fr -= 1
-                if has(unseen, c) and uniforms[smp, s, r] < Qs[s]:
-                    fr += 1
-            total_beaten += bt
+            while i < suit_end[s]:
+                qv = rel_q[i]
+                if qv < 0.0:
+                    take = fr > 0
+                    total_beaten += take
+                    fr -= take
+                else:
+                    fr += row[rel_card[i]] < qv
+                i += 1
         t = min(max(hand_count - total_beaten, 0), 6)
         counts[t] += 1.0
     for x in range(7):
