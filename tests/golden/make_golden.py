@@ -5,7 +5,7 @@
     python tests/golden/make_golden.py --redo     # all of them (after a deliberate change)
 
 Positions come from games of heuristic and random bots at the bot's own table (its
-checkpoint's game, rules and player count), all phases, and are stored as they are
+checkpoint's game, rules and player count; 3, 5 and 7 players for a bot of several), all phases, and are stored as they are
 (``<name>_positions.npz``), so the check does not depend on the engine or the bots that
 produced them.
 """
@@ -78,7 +78,11 @@ def main() -> None:
         if name in golden and not args.redo:
             continue
         payload = torch.load(path, weights_only=True)
-        obs, mask = record_positions(payload["rules"], payload["num_players"] or 4, game=payload.get("game", "redbeard"))
+        # a bot for one table size: positions at it; one for several (num_players None): at 3, 5 and 7
+        counts = [payload["num_players"]] if payload["num_players"] else [3, 5, 7]
+        parts = [record_positions(payload["rules"], n, keep=600 // len(counts), game=payload.get("game", "redbeard"))
+                 for n in counts]
+        obs, mask = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
         np.savez_compressed(HERE / f"{name}_positions.npz", obs=obs, mask=mask)
         actions, margins = greedy_decisions(f"ppo:{name}", obs, mask)
         golden[name] = {"positions": f"{name}_positions.npz", "actions": actions.tolist(),
