@@ -64,7 +64,10 @@ def main() -> None:
     if args.updates < 2:
         raise ValueError(f"--updates must be at least 2, got {args.updates}")
 
-    import redbeard_train as train
+    try:
+        import redbeard_train as train
+    except ImportError:  # a tree from before the redbeard_train package: train.py held the loop
+        import train
 
     cfg = train.load_config(args.config)
     steps_per_update = cfg.num_envs * cfg.num_steps * len(cfg.players)
