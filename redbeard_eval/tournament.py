@@ -8,8 +8,10 @@ preparation checks every argument and builds the bots, so a bad argument fails w
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -249,11 +251,34 @@ def shard_seed(seed: int, shard: int, part: int) -> int:
     return int(np.random.SeedSequence([seed, shard, part + 1]).generate_state(1)[0])
 
 
+@contextlib.contextmanager
+def one_torch_thread():
+    """Network bots compute on one thread while a shard plays (restored after): a shard
+    holds one CPU on every backend (two threads in each of two workers on two cores
+    slow them several-fold), and one thread count everywhere keeps a shard's float sums,
+    and so its results, the same wherever it runs."""
+    torch = sys.modules.get("torch")  # imported by the bots that need it, if any
+    if torch is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
     """Play shard ``shard``: whole deals ``[shard * deals_per_shard, ...)`` in all their
     seatings, at once, on a fresh engine, with every bot reseeded, all from seeds derived
     from the tournament's seed and the shard's index — so a shard plays the same wherever
     and whenever it runs."""
+    with one_torch_thread():
+        return _play_shard(tr, shard, on_games)
+
+
+def _play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
     n, unique, bots, rotations = tr.num_players, tr.unique, tr.bots, tr.rotations
     seed, mode, scores, score_range = tr.seed, tr.mode, tr.scores, tr.score_range
     backend = make_engine(tr.engine, tr.rules, n, shard_seed(seed, shard, -1), record=tr.record)
