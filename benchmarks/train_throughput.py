@@ -64,9 +64,9 @@ def main() -> None:
     if args.updates < 2:
         raise ValueError(f"--updates must be at least 2, got {args.updates}")
 
-    try:
+    if (ROOT / "redbeard_train").is_dir():
         import redbeard_train as train
-    except ImportError:  # a tree from before the redbeard_train package: train.py held the loop
+    else:  # a tree from before the redbeard_train package: its train.py held the loop
         import train
 
     cfg = train.load_config(args.config)
