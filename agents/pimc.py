@@ -24,6 +24,10 @@ rollout bot):
    ``horizon=game``) it is worth the game result decided at the round's end: +win, -win
    when someone else finishes, a share of the win when several do.
 
+A view whose hidden cards cannot fill the hands it says they hold (contradictory
+information) raises ``ValueError`` when its worlds are loaded rather than searching
+impossible deals.
+
 Cost per decision is about ``samples x min(legal actions, max_actions) x`` (remaining
 decisions of the round) rollout-bot decisions; ``samples`` is the knob
 (``pimc:samples=128``). The bot counts the decisions it searched in ``decisions``.

@@ -76,7 +76,9 @@ Shared deals and loaded states
     stop_at_round_end=False)`` sets games from reference :class:`~redbeard_env.game.Game`
     objects in any phase (e.g. sampled deals for a search bot); with ``stop_at_round_end``
     they halt (phase 7, mask all 0, seat -1, actions ignored, no reset) once their round is
-    scored or the game ends -- ``halted`` tells which. ``export_game(b)`` returns game b as a
+    scored or the game ends -- ``halted`` tells which. ``load_deals(games, game_of_slot,
+    owners, stock_sizes)`` writes many deals of the hidden cards of a few such games at once
+    (a search's sampled worlds). ``export_game(b)`` returns game b as a
     reference ``Game``. ``observe(observer)`` encodes any seat's view of every game.
 
 Training loop (one policy for all seats; the observation is relative to the acting seat)::
@@ -376,7 +378,10 @@ class VectorEnv:
         [B, 52]: the seat holding each card, -1 = in no hand (the first ``stock_sizes[g]`` of
         those, in card order, join the stock of game ``g``, the rest its thrown-in pile), -2 =
         not dealt (known, as in the game). The same state as :meth:`load_games` of the
-        completed games, without building a game per slot. Returns ``(obs, mask, seat)``."""
+        completed games, without building a game per slot (the games pass through slots
+        ``0..len(games)-1`` first). Bad input -- shapes, values, a card its game already
+        places, fewer cards in no hand than the stock takes -- raises ``ValueError`` before
+        anything changes. Returns ``(obs, mask, seat)``."""
         vector_bridge.load_deals(self, list(games), game_of_slot, owners, stock_sizes)
         return self._loaded(np.arange(self.num_envs), stop_at_round_end)
 

@@ -41,37 +41,47 @@ def load_deals(env, games: Sequence[G.Game], game_of_slot: np.ndarray, owners: n
     """Slot ``i`` of ``env`` <- ``games[game_of_slot[i]]`` with the cards ``owners[i]`` deals
     added: ``owners`` int [B, 52], the seat that holds each card, -1 = in no hand (the first
     ``stock_sizes[game]`` of those in card order go to the end of the game's stock, the rest
-    to its thrown-in pile), -2 = not dealt (known, as in the game). Every slot is written."""
+    to its thrown-in pile), -2 = not dealt (known, as in the game). Every slot is written;
+    all input is checked before anything changes (``ValueError``)."""
     B, n = env.num_envs, env.num_players
     game_of_slot = np.asarray(game_of_slot)
     owners = np.asarray(owners)
     stock_sizes = np.asarray(stock_sizes)
-    if not 1 <= len(games) <= B:
-        raise ValueError(f"load_deals: between 1 and {B} games (the number of slots), got {len(games)}")
+    G_ = len(games)
+    if not 1 <= G_ <= B:
+        raise ValueError(f"load_deals: between 1 and {B} games (the number of slots), got {G_}")
     if game_of_slot.shape != (B,) or not np.issubdtype(game_of_slot.dtype, np.integer):
         raise ValueError(f"load_deals: game_of_slot must be an int array of shape ({B},), got {game_of_slot.dtype} {game_of_slot.shape}")
-    if (game_of_slot < 0).any() or (game_of_slot >= len(games)).any():
-        raise ValueError(f"load_deals: game_of_slot values must be game indices 0..{len(games) - 1}")
+    if (game_of_slot < 0).any() or (game_of_slot >= G_).any():
+        raise ValueError(f"load_deals: game_of_slot values must be game indices 0..{G_ - 1}")
     if owners.shape != (B, NUM_CARDS) or not np.issubdtype(owners.dtype, np.integer):
         raise ValueError(f"load_deals: owners must be an int array of shape ({B}, {NUM_CARDS}), got {owners.dtype} {owners.shape}")
     if (owners < -2).any() or (owners >= n).any():
         raise ValueError(f"load_deals: owners values must be -2 (not dealt), -1 (no hand) or a seat 0..{n - 1}")
-    if stock_sizes.shape != (len(games),) or not np.issubdtype(stock_sizes.dtype, np.integer) or (stock_sizes < 0).any():
-        raise ValueError(f"load_deals: stock_sizes must be {len(games)} ints >= 0, got {stock_sizes!r}")
-    load_games(env, games, np.arange(len(games)))
-    env._raw[:] = env._raw[: len(games)][game_of_slot]  # the fancy index copies first
-    env.dq = env.dq[game_of_slot]
-    dealt = bool_to_bits(owners >= -1)
-    known = np.bitwise_or.reduce(env.hands, axis=1) | env.played | env.trick_cards | env.thrown
-    clash = np.flatnonzero(dealt & known)
+    if stock_sizes.shape != (G_,) or not np.issubdtype(stock_sizes.dtype, np.integer) or (stock_sizes < 0).any():
+        raise ValueError(f"load_deals: stock_sizes must be {G_} ints >= 0 (one per game), got {stock_sizes!r:.80}")
+    for i, g in enumerate(games):
+        check_game(env, i, g, "load_deals", "game")
+    # the cards each game already places: a dealt card must be none of them
+    placed = np.array([cards_to_bits(np.array(sorted(set().union(*g.hands, g.played, g.thrown, g.stock,
+                                                                {c for _, c in g.trick})), np.int64))
+                       for g in games], np.uint64)
+    clash = np.flatnonzero(bool_to_bits(owners >= -1) & placed[game_of_slot])
     if len(clash):
-        raise ValueError(f"load_deals: slot {clash[0]} deals cards its game already places")
-    for s in range(n):
-        env.hands[:, s] |= bool_to_bits(owners == s)
+        i = int(clash[0])
+        card = int(np.flatnonzero(bits_to_bool(placed[game_of_slot[i]]) & (owners[i] >= -1))[0])
+        raise ValueError(f"load_deals: slot {i} deals card {card}, which its game {int(game_of_slot[i])} already places")
     rest = owners == -1
     k = stock_sizes[game_of_slot]
-    if (rest.sum(1) < k).any():
-        raise ValueError("load_deals: fewer cards in no hand than the stock size asks for")
+    short = np.flatnonzero(rest.sum(1) < k)
+    if len(short):
+        i = int(short[0])
+        raise ValueError(f"load_deals: slot {i} has {int(rest[i].sum())} cards in no hand, its game's stock size asks for {int(k[i])}")
+    load_games(env, games, np.arange(G_))
+    env._raw[:] = env._raw[:G_][game_of_slot]  # the fancy index copies first
+    env.dq = env.dq[game_of_slot]
+    for s in range(n):
+        env.hands[:, s] |= bool_to_bits(owners == s)
     pos = np.cumsum(rest, 1) - 1
     to_stock = rest & (pos < k[:, None])
     rows, cards = np.nonzero(to_stock)
@@ -81,16 +91,17 @@ def load_deals(env, games: Sequence[G.Game], game_of_slot: np.ndarray, owners: n
     env.thrown |= bool_to_bits(rest & ~to_stock)
 
 
-def check_game(env, b: int, g: G.Game) -> None:
-    """``ValueError`` unless ``g`` can be loaded into slot ``b`` of ``env``."""
+def check_game(env, b: int, g: G.Game, caller: str = "load_games", what: str = "the game for slot") -> None:
+    """``ValueError`` unless ``g`` can be loaded into slot ``b`` of ``env`` (messages name the
+    ``caller`` and ``what`` ``b`` counts)."""
     if not isinstance(g, G.Game):
-        raise ValueError(f"load_games: expected redbeard_env.game.Game objects, got {type(g).__name__}")
+        raise ValueError(f"{caller}: expected redbeard_env.game.Game objects, got {type(g).__name__}")
     if g.num_players != env.num_players or g.rules != env.rules:
-        raise ValueError(f"load_games: game for slot {b} has other rules or player count than this env")
+        raise ValueError(f"{caller}: {what} {b} has other rules or player count than this env")
     if g.game_over or g.phase == "done":
-        raise ValueError(f"load_games: the game for slot {b} is over")
+        raise ValueError(f"{caller}: {what} {b} is over")
     if any(not -SCORE_LIMIT <= s <= SCORE_LIMIT for s in g.scores):
-        raise ValueError(f"load_games: the game for slot {b} has scores outside -{SCORE_LIMIT}..{SCORE_LIMIT}")
+        raise ValueError(f"{caller}: {what} {b} has scores outside -{SCORE_LIMIT}..{SCORE_LIMIT}")
 
 
 def load_game(env, b: int, g: G.Game) -> None:

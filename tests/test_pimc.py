@@ -115,25 +115,58 @@ def test_sampled_worlds_hold_what_the_player_knows(preset, n):
         assert np.array_equal(f_obs, w_obs) and np.array_equal(f_mask, w_mask) and np.array_equal(f_seat, w_seat)
 
 
-def test_load_deals_refuses_bad_input():
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("preset,n", [("classic", 4), ("fem_opp", 3), ("raudskjegg", 5), ("wikipedia", 7)])
+def test_load_deals_of_several_games_in_any_slot_order(preset, n):
+    """Several searched rows at once, their samples spread over the slots in a random order:
+    every slot holds exactly the state load_games writes for its completed world."""
+    rng = np.random.default_rng(len(preset) + n)
+    states = _searched_states(preset, n, 4, seed=7 * n + len(preset))
+    obs = np.concatenate([encode(g, g.to_act)[None] for g in states])
+    mask = np.stack([_mask(g) for g in states])
+    view = decode_batch(obs)
+    rules = rules_from_obs(view)
+    S = 3
+    unseen = ~(view.hand | view.played | view.trick | (view.seen_thrown & ~view.reshuffled[:, None]))
+    owners = sample_owners(np.repeat(unseen, S, 0), np.repeat(hand_sizes(view, rules), S, 0),
+                           np.repeat(view.voids, S, 0), rng)
+    worlds = sampled_worlds(view, mask > 0, owners, S, rules)
+    order = rng.permutation(len(worlds))
+    ref = VectorEnv(len(worlds), n, rules, seed=0, auto_reset=False)
+    r_obs, r_mask, _ = ref.load_games([worlds[i] for i in order], stop_at_round_end=True)
+    templates, rows, _, stock = _deals(view, mask, owners, S, rules)
+    fast = VectorEnv(len(worlds), n, rules, seed=0, auto_reset=False)
+    f_obs, f_mask, _ = fast.load_deals(templates, rows[order], owners[order], stock, stop_at_round_end=True)
+    assert len(set(rows.tolist())) == len(states) > 1
+    assert np.array_equal(fast._raw, ref._raw) and np.array_equal(fast.dq, ref.dq)
+    assert np.array_equal(f_obs, r_obs) and np.array_equal(f_mask, r_mask)
+
+
+def test_load_deals_refuses_bad_input_before_changing_anything():
     g = _searched_states("classic", 4, 1, seed=3)[0]
     obs, mask, view, rules, sizes, owners, worlds = _worlds(g, 2, np.random.default_rng(0))
     templates, rows, owners, stock = _deals(view, mask, owners, 2, rules)
     env = VectorEnv(2, 4, rules, seed=0, auto_reset=False)
+    env.reset()
+    before = env._raw.copy()
     bad = owners.copy()
     bad[0, np.flatnonzero(view.hand[0])[0]] = 1  # one of my own cards dealt to the next player
+    over = templates[0].__class__(**{**templates[0].__dict__, "phase": "done"})  # a finished game
     cases = [
         (([], rows, owners, stock), "between 1 and 2 games"),
         ((templates, rows[:1], owners, stock), "game_of_slot must be"),
         ((templates, rows + 1, owners, stock), "game indices"),
         ((templates, rows, owners[:, :50], stock), "owners must be"),
         ((templates, rows, np.where(owners == 1, 4, owners), stock), "owners values"),
-        ((templates, rows, owners, stock + 60), "stock size"),
-        ((templates, rows, bad, stock), "already places"),
+        ((templates, rows, owners, stock[:0]), "stock_sizes must be"),
+        (([over], rows, owners, stock), "load_deals: game 0 is over"),
+        ((templates, rows, owners, stock + 60), "slot 0 has .* cards in no hand"),
+        ((templates, rows, bad, stock), "slot 0 deals card .* already places"),
     ]
     for args, message in cases:
         with pytest.raises(ValueError, match=message):
             env.load_deals(*args)
+        assert np.array_equal(env._raw, before)  # nothing changed
 
 
 # ---------------------------------------------------------------- playouts
