@@ -47,19 +47,19 @@ def load_deals(env, games: Sequence[G.Game], game_of_slot: np.ndarray, owners: n
     game_of_slot = np.asarray(game_of_slot)
     owners = np.asarray(owners)
     stock_sizes = np.asarray(stock_sizes)
-    G_ = len(games)
-    if not 1 <= G_ <= B:
-        raise ValueError(f"load_deals: between 1 and {B} games (the number of slots), got {G_}")
+    num_games = len(games)
+    if not 1 <= num_games <= B:
+        raise ValueError(f"load_deals: between 1 and {B} games (the number of slots), got {num_games}")
     if game_of_slot.shape != (B,) or not np.issubdtype(game_of_slot.dtype, np.integer):
         raise ValueError(f"load_deals: game_of_slot must be an int array of shape ({B},), got {game_of_slot.dtype} {game_of_slot.shape}")
-    if (game_of_slot < 0).any() or (game_of_slot >= G_).any():
-        raise ValueError(f"load_deals: game_of_slot values must be game indices 0..{G_ - 1}")
+    if (game_of_slot < 0).any() or (game_of_slot >= num_games).any():
+        raise ValueError(f"load_deals: game_of_slot values must be game indices 0..{num_games - 1}")
     if owners.shape != (B, NUM_CARDS) or not np.issubdtype(owners.dtype, np.integer):
         raise ValueError(f"load_deals: owners must be an int array of shape ({B}, {NUM_CARDS}), got {owners.dtype} {owners.shape}")
     if (owners < -2).any() or (owners >= n).any():
         raise ValueError(f"load_deals: owners values must be -2 (not dealt), -1 (no hand) or a seat 0..{n - 1}")
-    if stock_sizes.shape != (G_,) or not np.issubdtype(stock_sizes.dtype, np.integer) or (stock_sizes < 0).any():
-        raise ValueError(f"load_deals: stock_sizes must be {G_} ints >= 0 (one per game), got {stock_sizes!r:.80}")
+    if stock_sizes.shape != (num_games,) or not np.issubdtype(stock_sizes.dtype, np.integer) or (stock_sizes < 0).any():
+        raise ValueError(f"load_deals: stock_sizes must be {num_games} ints >= 0 (one per game), got {stock_sizes!r:.80}")
     for i, g in enumerate(games):
         check_game(env, i, g, "load_deals", "game")
     # the cards each game already places: a dealt card must be none of them
@@ -77,8 +77,8 @@ def load_deals(env, games: Sequence[G.Game], game_of_slot: np.ndarray, owners: n
     if len(short):
         i = int(short[0])
         raise ValueError(f"load_deals: slot {i} has {int(rest[i].sum())} cards in no hand, its game's stock size asks for {int(k[i])}")
-    load_games(env, games, np.arange(G_))
-    env._raw[:] = env._raw[:G_][game_of_slot]  # the fancy index copies first
+    load_games(env, games, np.arange(num_games))
+    env._raw[:] = env._raw[:num_games][game_of_slot]  # the fancy index copies first
     env.dq = env.dq[game_of_slot]
     for s in range(n):
         env.hands[:, s] |= bool_to_bits(owners == s)
