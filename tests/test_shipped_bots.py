@@ -45,11 +45,9 @@ def test_a_shipped_bot_plays_its_golden_decisions(name):
 
 
 # ---------------------------------------------------------------------- strength
-# measured short of the 1.5x target (issue 13): kept as expected failures until a stronger bot ships
-BELOW_TARGET: dict[str, str] = {}  # none now; wikipedia_4p measured 0.375 at seed 7, exactly the 1.5x bar
-SHEET_BOTS = [pytest.param(name, marks=pytest.mark.xfail(reason=BELOW_TARGET[name], strict=False))
-              if name in BELOW_TARGET else name
-              for name in SHIPPED if name.endswith("_4p") and name[: -len("_4p")] in ("classic", "fem_opp", "raudskjegg", "wikipedia")]
+# wikipedia_4p measured 0.375 at seed 7: exactly the 1.5x bar, no margin
+SHEET_BOTS = [name for name in SHIPPED if name.endswith("_4p") and name[: -len("_4p")] in
+              ("classic", "fem_opp", "raudskjegg", "wikipedia")]
 
 
 @pytest.mark.slow
