@@ -244,8 +244,9 @@ class PolicyNet(nn.Module):
         return action, logp_all.gather(-1, action[:, None]).squeeze(-1), value
 
 
-def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    logp = torch.log_softmax(logits, -1)
+def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy of each row's distribution over its legal actions, from its log-probabilities
+    (``log_softmax`` of the masked logits, which the PPO loss needs anyway)."""
     return -(logp.exp() * logp).masked_fill(~mask, 0.0).sum(-1)
 
 

@@ -82,7 +82,7 @@ def resume_run(run_dir: Path, asked: Config, device):
 
     from agents.ppo import policy_from_weights
 
-    from .loop import Run
+    from .loop import Run, make_optimizer
 
     payload = load_payload(run_dir / "checkpoint.pt")
     try:
@@ -94,7 +94,7 @@ def resume_run(run_dir: Path, asked: Config, device):
     if cfg != saved:  # a longer budget: the run directory's config says so
         (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
     net = policy_from_weights(payload["net"], tuple(cfg.hidden), cfg.prior, cfg.game).to(device)
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    optimizer = make_optimizer(net, cfg)
     optimizer.load_state_dict(payload["optimizer"])
     torch.set_rng_state(payload["torch_rng"])
     pool = Pool.from_state(cfg, payload["pool"])

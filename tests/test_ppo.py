@@ -57,7 +57,7 @@ def test_entropy_ignores_illegal_actions():
     mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
     mask[0, :4] = True
     logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
-    assert masked_entropy(logits, mask).item() == pytest.approx(np.log(4), rel=1e-5)
+    assert masked_entropy(torch.log_softmax(logits, -1), mask).item() == pytest.approx(np.log(4), rel=1e-5)
 
 
 def test_checkpoint_round_trip(tmp_path):
