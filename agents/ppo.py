@@ -237,17 +237,32 @@ class PolicyNet(nn.Module):
             raise ValueError("a row of the action mask has no legal action")
         logits, value = self(obs, mask)
         logp_all = torch.log_softmax(logits, -1)
-        if greedy:
-            action = logits.argmax(-1)
-        else:
-            action = torch.multinomial(logp_all.exp(), 1, generator=generator).squeeze(-1)
+        # softmax, not logp_all.exp(): exp of the masked entries (far below -87) takes the
+        # CPU's slow underflow path, ~50x the time of the whole softmax
+        action = logits.argmax(-1) if greedy else sample_actions(torch.softmax(logits, -1), generator)
         return action, logp_all.gather(-1, action[:, None]).squeeze(-1), value
+
+
+def sample_actions(probs: torch.Tensor, generator=None) -> torch.Tensor:
+    """One action per row of ``probs`` [B, A] (rows need not sum to 1 exactly), by the
+    inverse of its cumulative distribution: one uniform draw per row. An action of
+    probability 0 is never drawn (its step of the cumulative sum is empty). Same
+    distribution as ``torch.multinomial(probs, 1)``, ~40x faster at 400 x 69 on a CPU."""
+    cdf = probs.cumsum(-1)
+    u = torch.rand((len(probs), 1), generator=generator, device=probs.device, dtype=probs.dtype) * cdf[:, -1:]
+    action = torch.searchsorted(cdf, u, right=True).squeeze(-1)
+    # u can round up to the total: then the last action of probability > 0
+    last = probs.shape[-1] - 1 - (probs > 0).flip(-1).to(torch.uint8).argmax(-1)
+    return torch.minimum(action, last)
 
 
 def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Entropy of each row's distribution over its legal actions, from its log-probabilities
-    (``log_softmax`` of the masked logits, which the PPO loss needs anyway)."""
-    return -(logp.exp() * logp).masked_fill(~mask, 0.0).sum(-1)
+    (``log_softmax`` of the masked logits, which the PPO loss needs anyway). Illegal entries
+    are set to 0 before the exp: exp of their huge negative values takes the CPU's slow
+    underflow path (~50x), and they add 0 either way."""
+    legal_logp = logp.masked_fill(~mask, 0.0)
+    return -(legal_logp.exp() * legal_logp).sum(-1)
 
 
 # ------------------------------------------------------------------ checkpoints

@@ -83,6 +83,7 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
     """Train (or, with ``resume``, continue) a run; returns its last statistics."""
     cfg = check_config(cfg)
     os.environ.setdefault("OMP_NUM_THREADS", str(cfg.torch_threads))
+    keep_freed_memory()
     import torch
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -143,6 +144,28 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
     return results
 
 
+def keep_freed_memory() -> bool:
+    """Let glibc's malloc keep freed memory for reuse instead of mapping fresh pages.
+
+    Every update allocates and frees the same large arrays (the rollout's observations are
+    ~30 MB, the minibatches and activations several MB). By default glibc maps blocks
+    above its threshold (at most 32 MB) afresh each time and trims the heap's free top,
+    and the page faults of touching that memory again cost ~10 % of training time on this
+    machine (benchmarks/train_throughput.py, measured with MALLOC_MMAP_THRESHOLD_). The
+    process then keeps its peak memory instead of returning it between updates. Returns
+    whether the setting took (False on other C libraries, where nothing changes)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_mmap_threshold, limit = -1, -3, 1 << 30
+    return bool(mallopt(m_mmap_threshold, limit)) and bool(mallopt(m_trim_threshold, limit))
+
+
 # ====================================================================== start
 def start_run(cfg: Config, device) -> Run:
     """A fresh run; its directory is made only once everything has loaded."""
@@ -187,7 +210,8 @@ def collect_rollout(run: Run) -> tuple[dict, np.ndarray]:
     running return statistics (the value head learns normalised returns) take the new
     returns in."""
     results = run.workers.rollout(run.net, run.pool.statistics(), run.ret_stats)
-    batch = {key: np.concatenate([r["batch"][key] for r in results]) for key in results[0]["batch"]}
+    batch = results[0]["batch"] if len(results) == 1 else \
+        {key: np.concatenate([r["batch"][key] for r in results]) for key in results[0]["batch"]}
     for r in results:
         for opponents, won in r["records"]:
             run.pool.record(opponents, won)

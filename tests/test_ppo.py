@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.ppo import FEATURE_SIZE, PolicyNet, PPOAgent, load_checkpoint, masked_entropy, policy_features, save_checkpoint  # noqa: E402
+from agents.ppo import FEATURE_SIZE, PolicyNet, PPOAgent, load_checkpoint, masked_entropy, policy_features, sample_actions, save_checkpoint  # noqa: E402
 from redbeard_env.cards import NUM_ACTIONS  # noqa: E402
 from redbeard_env.observation import OBS_SIZE  # noqa: E402
 from redbeard_env.rules import make_rules  # noqa: E402
@@ -42,6 +42,26 @@ def test_masked_sampling_never_picks_an_illegal_action():
     action, logp, _ = net.act(torch.randn(5, FEATURE_SIZE), one)
     assert action.tolist() == [0, 52, 60, 64, 68]
     assert torch.allclose(logp, torch.zeros(5), atol=1e-6)
+
+
+def test_sampled_actions_follow_the_probabilities():
+    # 3 rows: a skewed distribution, one with zero-probability gaps (never drawn), one whose
+    # only mass sits on the last action; 40,000 draws each
+    probs = torch.zeros(3, NUM_ACTIONS)
+    probs[0, [0, 5, 68]] = torch.tensor([0.6, 0.3, 0.1])
+    probs[1, [10, 11, 30]] = torch.tensor([0.25, 0.25, 0.5])
+    probs[2, 68] = 1.0
+    g = torch.Generator().manual_seed(3)
+    draws = torch.stack([sample_actions(probs, g) for _ in range(40_000)])  # [draws, rows]
+    for row in range(3):
+        freq = torch.bincount(draws[:, row], minlength=NUM_ACTIONS).double() / len(draws)
+        assert (freq[probs[row] == 0] == 0).all(), f"row {row} drew an action of probability 0"
+        # 4 standard errors of a frequency near 0.5 over 40,000 draws: 0.01
+        assert torch.allclose(freq, probs[row].double(), atol=0.01), (row, freq[probs[row] > 0], probs[row][probs[row] > 0])
+    # rows that sum to a little less than 1 (float rounding) never draw past their last action
+    low = torch.zeros(1000, NUM_ACTIONS)
+    low[:, 3] = 0.99999
+    assert (sample_actions(low, g) == 3).all()
 
 
 def test_a_row_without_legal_actions_is_an_error():
