@@ -13,7 +13,7 @@ batch size and player count:
 * ``heuristic``: ``VectorEnv`` with every seat played by the ``heuristic`` bot (what the
   heuristic opponents and the prior cost per decision).
 
-The training run is profiled, and the table splits its time into the engine step, the
+The training run is profiled (not with ``--no-profile``), and the table splits its time into the engine step, the
 heuristic (opponents and prior), the hand-strength features, network passes (rollout and
 update forward) and backward passes. Wall time; run it on an otherwise idle machine.
 """
@@ -60,6 +60,9 @@ def main() -> None:
     parser.add_argument("--config", default="classic_4p")
     parser.add_argument("--updates", type=int, default=30, help="PPO updates to time")
     parser.add_argument("--seconds", type=float, default=10.0, help="time per yardstick")
+    parser.add_argument("--no-profile", dest="profile", action="store_false",
+                        help="time the run without cProfile (whose per-call cost weighs on Python-heavy code: "
+                             "an older tree with more Python calls pays more) and print no time split")
     args = parser.parse_args()
     if args.updates < 2:
         raise ValueError(f"--updates must be at least 2, got {args.updates}")
@@ -76,16 +79,18 @@ def main() -> None:
                                   checkpoint_every=0, run_dir=tmp)
         profiler = cProfile.Profile()
         start = time.perf_counter()
-        profiler.enable()
+        if args.profile:
+            profiler.enable()
         out = train.train(cfg, quiet=False)
         profiler.disable()
         wall = time.perf_counter() - start
-    stats = pstats.Stats(profiler)
+
+    stats = pstats.Stats(profiler) if args.profile else None
 
     def cumulative(path_part: str, name: str) -> float:
         return sum(v[3] for (file, _, fn), v in stats.stats.items() if path_part in file and fn == name)
 
-    parts = {
+    parts = {} if stats is None else {
         "engine step (VectorEnv.step)": cumulative("redbeard_env/vector.py", "step"),
         "heuristic (opponents + prior)": cumulative("agents/heuristic.py", "action_values"),
         "hand-strength features": cumulative("redbeard_env/handeval.py", "trick_distribution"),
@@ -105,6 +110,8 @@ def main() -> None:
     print(f"{'training, end to end (train.py)':40s}{sps:12,.0f}{1.0:12.2f}x   (charts/SPS {out['sps']:,})")
     print(f"{'yardstick: engine, random actions':40s}{engine:12,.0f}{engine / sps:12.2f}x")
     print(f"{'yardstick: engine, heuristic every seat':40s}{heuristic:12,.0f}{heuristic / sps:12.2f}x")
+    if not args.profile:
+        return
     print(f"\nwhere the training time went ({wall:.1f} s wall, profiled):")
     for name, seconds in parts.items():
         print(f"  {name:40s}{seconds:8.1f} s  {100 * seconds / wall:5.1f} %")
