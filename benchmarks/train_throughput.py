@@ -13,9 +13,10 @@ batch size and player count:
 * ``heuristic``: ``VectorEnv`` with every seat played by the ``heuristic`` bot (what the
   heuristic opponents and the prior cost per decision).
 
-The training run is profiled (not with ``--no-profile``), and the table splits its time into the engine step, the
-heuristic (opponents and prior), the hand-strength features, network passes (rollout and
-update forward) and backward passes. Wall time; run it on an otherwise idle machine.
+The training run is profiled (not with ``--no-profile``), and the table splits its time
+into the engine step, the heuristic (opponents and prior), the hand-strength features,
+network passes (rollout and update forward) and backward passes. Wall time; run it on an
+otherwise idle machine.
 """
 
 from __future__ import annotations
@@ -85,18 +86,6 @@ def main() -> None:
         profiler.disable()
         wall = time.perf_counter() - start
 
-    stats = pstats.Stats(profiler) if args.profile else None
-
-    def cumulative(path_part: str, name: str) -> float:
-        return sum(v[3] for (file, _, fn), v in stats.stats.items() if path_part in file and fn == name)
-
-    parts = {} if stats is None else {
-        "engine step (VectorEnv.step)": cumulative("redbeard_env/vector.py", "step"),
-        "heuristic (opponents + prior)": cumulative("agents/heuristic.py", "action_values"),
-        "hand-strength features": cumulative("redbeard_env/handeval.py", "trick_distribution"),
-        "network forward (rollout + update)": cumulative("agents/ppo.py", "forward"),
-        "network backward + optimizer": cumulative("torch/_tensor.py", "backward") + cumulative("torch/optim/adam.py", "step"),
-    }
     players = cfg.players[0]
     engine = yardstick("random", cfg.num_envs, players, cfg.rules, args.seconds)
     heuristic = yardstick("heuristic", cfg.num_envs, players, cfg.rules, args.seconds)
@@ -110,8 +99,23 @@ def main() -> None:
     print(f"{'training, end to end (train.py)':40s}{sps:12,.0f}{1.0:12.2f}x   (charts/SPS {out['sps']:,})")
     print(f"{'yardstick: engine, random actions':40s}{engine:12,.0f}{engine / sps:12.2f}x")
     print(f"{'yardstick: engine, heuristic every seat':40s}{heuristic:12,.0f}{heuristic / sps:12.2f}x")
-    if not args.profile:
-        return
+    if args.profile:
+        print_split(pstats.Stats(profiler), wall)
+
+
+def print_split(stats: pstats.Stats, wall: float) -> None:
+    """Where the profiled run's wall time went."""
+
+    def cumulative(path_part: str, name: str) -> float:
+        return sum(v[3] for (file, _, fn), v in stats.stats.items() if path_part in file and fn == name)
+
+    parts = {
+        "engine step (VectorEnv.step)": cumulative("redbeard_env/vector.py", "step"),
+        "heuristic (opponents + prior)": cumulative("agents/heuristic.py", "action_values"),
+        "hand-strength features": cumulative("redbeard_env/handeval.py", "trick_distribution"),
+        "network forward (rollout + update)": cumulative("agents/ppo.py", "forward"),
+        "network backward + optimizer": cumulative("torch/_tensor.py", "backward") + cumulative("torch/optim/adam.py", "step"),
+    }
     print(f"\nwhere the training time went ({wall:.1f} s wall, profiled):")
     for name, seconds in parts.items():
         print(f"  {name:40s}{seconds:8.1f} s  {100 * seconds / wall:5.1f} %")
