@@ -121,7 +121,7 @@ def outcome(R, A, score, tricks, joiner, bounced, level, zero_trick, k):
     return u
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def outcome_tables(R, A, score, tricks, joiner, bounced, level, zero_trick, out):
     """Outcome tables for many inputs (flat int arrays of one length): out [m, K]."""
     for i in range(len(score)):
@@ -129,7 +129,7 @@ def outcome_tables(R, A, score, tricks, joiner, bounced, level, zero_trick, out)
             out[i, k] = outcome(R, A, score[i], tricks[i], joiner[i], bounced[i], level[i], zero_trick, k)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def values_of_scores(R, A, f, out):
     for i in range(len(f)):
         out[i] = value_of_score(f[i], R, A)
@@ -203,7 +203,7 @@ def has(h, c):
     return (h >> np.uint64(c)) & np.uint64(1) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
     """out [B, 69]: the heuristic's values of every action (-inf where illegal, mask > 0
     legal) for rows of one rules group with ``n`` players; choice [B] their argmax (the

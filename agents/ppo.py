@@ -224,7 +224,9 @@ class PolicyNet(nn.Module):
             rel = obs[:, self.prior_offset:]
             scale = self.prior_log_scale.exp()
             logits = logits + scale[0] * PRIOR_CLIP * rel + scale[1] * (rel >= 0).to(logits.dtype)
-        logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
+        # illegal actions at the float minimum, by adding it: a logit plus the minimum rounds
+        # to the minimum, so the values are masked_fill's, at ~1/20 of its time on a CPU
+        logits = logits + (~mask).to(logits.dtype) * torch.finfo(logits.dtype).min
         return logits, self.value(h).squeeze(-1)
 
     def features(self, obs: np.ndarray, mask: np.ndarray, prior_values: np.ndarray | None = None) -> np.ndarray:
@@ -261,7 +263,7 @@ def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     (``log_softmax`` of the masked logits, which the PPO loss needs anyway). Illegal entries
     are set to 0 before the exp: exp of their huge negative values takes the CPU's slow
     underflow path (~50x), and they add 0 either way."""
-    legal_logp = logp.masked_fill(~mask, 0.0)
+    legal_logp = logp * mask.to(logp.dtype)  # masked_fill's values (logp is finite), ~1/20 of its time
     return -(legal_logp.exp() * legal_logp).sum(-1)
 
 
@@ -401,11 +403,14 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
 
 
 def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str, game: str = "redbeard") -> PolicyNet:
-    """A network with these weights, built without drawing from the global torch
-    generator (its random initialisation is overwritten at once; drawing it would make a
-    resumed training run diverge from an uninterrupted one)."""
-    with torch.random.fork_rng(devices=[]):
+    """A network with these weights, built without touching the global torch generator:
+    its layers are made on the meta device (no random initialisation, which the weights
+    would overwrite at once), then given memory. Drawing would make a resumed training run
+    diverge from an uninterrupted one, and saving and restoring the generator around the
+    draws races when rollout threads build snapshots at the same time."""
+    with torch.device("meta"):
         net = PolicyNet(hidden=tuple(hidden), prior=prior, game=game)
+    net = net.to_empty(device="cpu")
     net.load_state_dict(state_dict)
     return net
 

@@ -910,7 +910,7 @@ def legal_mask(g, P, row):
 
 
 # ---------------------------------------------------------------- drivers (loops over games)
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def first_illegal(G, actions, mask):
     """Index of the first game whose action is illegal (halted games ignore theirs), or -1."""
     for b in range(len(actions)):
@@ -946,7 +946,7 @@ def deal_pending(g, P, dq, rng):
         start_round(g, P)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step_games(G, DQ, P, L, prefix, rng, actions, R, obs, mask):
     """One decision in every game (actions already checked by :func:`first_illegal`),
     then each game's report, auto-reset, next observation and mask."""
@@ -992,7 +992,7 @@ def step_games(G, DQ, P, L, prefix, rng, actions, R, obs, mask):
         legal_mask(g, P, mask[b])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def reset_games(G, DQ, P, L, prefix, rng, dealer, scores, use_scores, obs, mask):
     """A new game in every slot (``dealer[b]`` -1: drawn), then every observation and mask."""
     for b in range(G.shape[0]):
@@ -1005,7 +1005,7 @@ def reset_games(G, DQ, P, L, prefix, rng, dealer, scores, use_scores, obs, mask)
         legal_mask(g, P, mask[b])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def observe_games(G, P, L, prefix, observer, obs, mask, with_mask):
     """Observations of seat ``observer[b]`` in every game (and the acting seats' masks)."""
     for b in range(G.shape[0]):
@@ -1014,7 +1014,7 @@ def observe_games(G, P, L, prefix, observer, obs, mask, with_mask):
             legal_mask(G[b], P, mask[b])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def random_legal(mask, rng, out):
     """One uniformly random legal action per row of ``mask`` (int8 [B, A]); returns the
     first row without one, or -1."""

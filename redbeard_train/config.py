@@ -180,8 +180,8 @@ class Config:
     """Workers the games are split over (each plays num_envs / rollout_workers games per
     player count); a run is the same for a fixed seed and worker count on either backend."""
     backend: Backend = "local"
-    """Where rollout workers run: local (one after another, in this process) or ray (Ray
-    actors in parallel)."""
+    """Where rollout workers run: local (threads of this process, in parallel: the engine,
+    bots and network release the GIL) or ray (Ray actors, in parallel)."""
     ray_address: str = ""
     """Ray cluster to join with backend ray ("" = $RAY_ADDRESS, else an embedded local Ray)."""
     max_minutes: Number = 0.0

@@ -8,7 +8,7 @@ weights, the pool (names, snapshots, statistics) and the return statistics; each
 plays ``num_steps`` steps, runs GAE over its own chains and sends back its batch and the
 games it finished. Workers are run
 
-* ``backend: local`` — one after another in this process;
+* ``backend: local`` — threads of this process (one after another when there is one);
 * ``backend: ray`` — as Ray actors in parallel (``ray.init()`` without an address starts an
   embedded local cluster; ``ray_address`` or ``RAY_ADDRESS`` joins a running one).
 
@@ -44,9 +44,10 @@ class RolloutWorker:
         from agents.ppo import PolicyNet, prior_agent
 
         self.cfg, self.index = cfg, index
-        if net is None:
-            with torch.random.fork_rng(devices=[]):  # weights arrive with every rollout
+        if net is None:  # weights arrive with every rollout: no random initialisation
+            with torch.device("meta"):
                 net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, game=cfg.game)
+            net = net.to_empty(device="cpu")
         self.net = net
         self.device = next(net.parameters()).device
         self.prior_bot = prior_agent(cfg.prior) if cfg.prior else None
@@ -200,23 +201,52 @@ class RolloutWorker:
 
 # ====================================================================== backends
 class LocalWorkers:
-    """The workers one after another in this process, sharing the learner's network."""
+    """The workers in this process, sharing the learner's network, each in a thread of its
+    own when there are several: the engine and bot kernels release the GIL (numba
+    ``nogil``), as do torch and numpy's large operations, so two workers keep two cores
+    busy where one leaves the second idle. Workers share no mutable state (each has its
+    games, generators and bots; the network is only read), so a run is the same as with
+    the workers one after another."""
 
     def __init__(self, cfg: Config, net, states: list[dict] | None = None):
         self.workers = [RolloutWorker(cfg, i, net=net, state=states[i] if states else None) for i in range(cfg.rollout_workers)]
+        self.threads = None
+        if len(self.workers) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.threads = ThreadPoolExecutor(max_workers=len(self.workers), thread_name_prefix="rollout")
 
     def restore_bots(self, pool_stats: dict) -> None:
         for w in self.workers:
             w.restore_bots(pool_stats)
 
     def rollout(self, net, pool_stats: dict, ret_stats: np.ndarray) -> list[dict]:
-        return [w.rollout(None, pool_stats, ret_stats) for w in self.workers]
+        if self.threads is None:
+            return [w.rollout(None, pool_stats, ret_stats) for w in self.workers]
+        import torch
+
+        threads = torch.get_num_threads()
+        try:
+            jobs = [self.threads.submit(_on_one_thread, w, pool_stats, ret_stats) for w in self.workers]
+            return [job.result() for job in jobs]
+        finally:  # torch's thread count may be process-wide: the learner's comes back
+            torch.set_num_threads(threads)
 
     def states(self) -> list[dict]:
         return [w.state() for w in self.workers]
 
     def close(self) -> None:
-        pass
+        if self.threads is not None:
+            self.threads.shutdown()
+
+
+def _on_one_thread(worker: RolloutWorker, pool_stats: dict, ret_stats: np.ndarray) -> dict:
+    """A worker's rollout in a pool thread, on one torch thread from its start to its end
+    (the worker restores the count it finds, which must not be the learner's)."""
+    import torch
+
+    torch.set_num_threads(1)
+    return worker.rollout(None, pool_stats, ret_stats)
 
 
 def pack(value: Any) -> Any:

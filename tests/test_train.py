@@ -16,6 +16,7 @@ torch = pytest.importorskip("torch")
 import redbeard_train as train  # noqa: E402
 from agents.ppo import PolicyNet, load_checkpoint  # noqa: E402
 from redbeard_env.engine import game_info  # noqa: E402
+from redbeard_train import rollout  # noqa: E402
 from redbeard_train.config import CONFIG_DIR, ConfigError, from_dict  # noqa: E402
 from redbeard_train.pool import Pool  # noqa: E402
 
@@ -294,6 +295,23 @@ def test_two_local_workers_split_the_games_and_resume_exactly(tmp_path):
     assert_same_run(Path(straight["run_dir"]), Path(resumed["run_dir"]))
     one = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "c"), "--rollout-workers", "1"])
     assert not torch.equal(load(Path(one["run_dir"]) / "checkpoint.pt")["net"]["policy.weight"], state["net"]["policy.weight"])
+
+
+def test_worker_threads_play_the_same_run_as_workers_one_after_another(tmp_path, monkeypatch):
+    # snapshots every 2 updates: the workers build snapshot networks in their threads, which
+    # must not draw from (or save and restore) the generator the learner's updates use
+    threaded = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "threads")])
+    original_init = rollout.LocalWorkers.__init__
+
+    def one_after_another(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        assert self.threads is not None  # two workers: a thread each
+        self.threads.shutdown()
+        self.threads = None
+
+    monkeypatch.setattr(rollout.LocalWorkers, "__init__", one_after_another)
+    serial = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "serial")])
+    assert_same_run(Path(threaded["run_dir"]), Path(serial["run_dir"]))
 
 
 def test_ray_workers_play_the_same_run_as_local_workers(tmp_path, ray_session):
