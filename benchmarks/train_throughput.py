@@ -13,10 +13,13 @@ batch size and player count:
 * ``heuristic``: ``VectorEnv`` with every seat played by the ``heuristic`` bot (what the
   heuristic opponents and the prior cost per decision).
 
-The training run is profiled (not with ``--no-profile``), and the table splits its time
-into the engine step, the heuristic (opponents and prior), the hand-strength features,
-network passes (rollout and update forward) and backward passes. Wall time; run it on an
-otherwise idle machine.
+The wall time of an update is split into the rollout (the workers playing, in threads
+when there are several) and the PPO update. The training run is profiled (not with
+``--no-profile``): the learner's thread and every rollout thread, and the table splits the
+work (thread-seconds, the threads added up: two rollout threads on two cores can do more
+than a second of work per second) into the engine step, the heuristic (opponents and
+prior), the hand-strength features, network passes (rollout and update forward) and
+backward passes. Wall time; run it on an otherwise idle machine.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ def main() -> None:
 
     cfg = train.load_config(args.config)
     steps_per_update = cfg.num_envs * cfg.num_steps * len(cfg.players)
+    timers = Timers(args.profile)
     with tempfile.TemporaryDirectory() as tmp:
         cfg = dataclasses.replace(cfg, total_steps=steps_per_update * args.updates, eval_every=0, eval_games=0,
                                   checkpoint_every=0, run_dir=tmp)
@@ -99,12 +103,77 @@ def main() -> None:
     print(f"{'training, end to end (train.py)':40s}{sps:12,.0f}{1.0:12.2f}x   (charts/SPS {out['sps']:,})")
     print(f"{'yardstick: engine, random actions':40s}{engine:12,.0f}{engine / sps:12.2f}x")
     print(f"{'yardstick: engine, heuristic every seat':40s}{heuristic:12,.0f}{heuristic / sps:12.2f}x")
+    if timers.calls:
+        n = timers.calls
+        print(f"\nper update (wall, {n} updates, {cfg.rollout_workers} rollout worker(s)): rollout "
+              f"{1e3 * timers.rollout / n:.0f} ms, PPO update {1e3 * timers.update / n:.0f} ms, the rest (start-up "
+              f"included) {1e3 * (wall - timers.rollout - timers.update) / n:.0f} ms")
     if args.profile:
-        print_split(pstats.Stats(profiler), wall)
+        stats = pstats.Stats(profiler)
+        for p in timers.thread_profiles:
+            stats.add(p)
+        # the learner's thread waits while the rollout threads work: count their time instead
+        print_split(stats, wall - timers.waited + timers.thread_wall)
 
 
-def print_split(stats: pstats.Stats, wall: float) -> None:
-    """Where the profiled run's wall time went."""
+class Timers:
+    """Wall time of the rollouts and PPO updates of a ``redbeard_train`` run (older trees,
+    with the loop in train.py, are not timed), and with ``profile`` a profile of every
+    rollout thread."""
+
+    def __init__(self, profile: bool):
+        self.rollout = self.update = self.waited = self.thread_wall = 0.0
+        self.calls = 0
+        self.thread_profiles: list[cProfile.Profile] = []
+        try:
+            from redbeard_train import loop, rollout
+        except ImportError:
+            return
+        collect, ppo_update = loop.collect_rollout, loop.ppo_update
+
+        def timed_collect(*a, **k):
+            t = time.perf_counter()
+            try:
+                return collect(*a, **k)
+            finally:
+                self.rollout += time.perf_counter() - t
+
+        def timed_update(*a, **k):
+            t = time.perf_counter()
+            try:
+                return ppo_update(*a, **k)
+            finally:
+                self.update += time.perf_counter() - t
+                self.calls += 1
+
+        loop.collect_rollout, loop.ppo_update = timed_collect, timed_update
+        if profile and hasattr(rollout, "_on_one_thread"):
+            on_one_thread, threaded = rollout._on_one_thread, rollout.LocalWorkers.rollout
+
+            def profiled(*a, **k):
+                p, t = cProfile.Profile(), time.perf_counter()
+                p.enable()
+                try:
+                    return on_one_thread(*a, **k)
+                finally:
+                    p.disable()
+                    self.thread_wall += time.perf_counter() - t
+                    self.thread_profiles.append(p)
+
+            def waiting(workers, *a, **k):
+                t = time.perf_counter()
+                try:
+                    return threaded(workers, *a, **k)
+                finally:
+                    if workers.threads is not None:
+                        self.waited += time.perf_counter() - t
+
+            rollout._on_one_thread, rollout.LocalWorkers.rollout = profiled, waiting
+
+
+def print_split(stats: pstats.Stats, work: float) -> None:
+    """Where the profiled run's work (thread-seconds: the learner's thread, rollout threads
+    in place of its waiting for them) went."""
 
     def cumulative(path_part: str, name: str) -> float:
         return sum(v[3] for (file, _, fn), v in stats.stats.items() if path_part in file and fn == name)
@@ -116,11 +185,11 @@ def print_split(stats: pstats.Stats, wall: float) -> None:
         "network forward (rollout + update)": cumulative("agents/ppo.py", "forward"),
         "network backward + optimizer": cumulative("torch/_tensor.py", "backward") + cumulative("torch/optim/adam.py", "step"),
     }
-    print(f"\nwhere the training time went ({wall:.1f} s wall, profiled):")
+    print(f"\nwhere the training work went ({work:.1f} thread-seconds, profiled):")
     for name, seconds in parts.items():
-        print(f"  {name:40s}{seconds:8.1f} s  {100 * seconds / wall:5.1f} %")
-    rest = wall - sum(parts.values())
-    print(f"  {'everything else (GAE, buffers, python)':40s}{rest:8.1f} s  {100 * rest / wall:5.1f} %")
+        print(f"  {name:40s}{seconds:8.1f} s  {100 * seconds / work:5.1f} %")
+    rest = work - sum(parts.values())
+    print(f"  {'everything else (GAE, buffers, python)':40s}{rest:8.1f} s  {100 * rest / work:5.1f} %")
 
 
 if __name__ == "__main__":
