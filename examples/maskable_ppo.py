@@ -39,6 +39,7 @@ class TimeLimit:
 def train(minutes: float, steps: int, out: Path, seed: int = 0, opponents: str = "heuristic") -> Path:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.logger import Logger
 
     def make():
         return redbeard_env.single_agent_env(rules="classic", num_players=4, opponents=opponents, seat="random", reward="shaped")
@@ -46,6 +47,7 @@ def train(minutes: float, steps: int, out: Path, seed: int = 0, opponents: str =
     venv = make_vec_env(make, n_envs=8, seed=seed)
     model = MaskablePPO("MultiInputPolicy", venv, n_steps=256, batch_size=512, learning_rate=3e-4, gamma=0.999,
                         ent_coef=0.003, seed=seed, device="cpu", verbose=0)
+    model.set_logger(Logger(folder=None, output_formats=[]))  # sb3's default makes an empty /tmp/SB3-<time> each run
     model.learn(total_timesteps=steps, callback=TimeLimit(60 * minutes), progress_bar=False)
     out.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,11 +18,15 @@ def load_example(name: str):
     return module
 
 
-def test_maskable_ppo_trains_saves_and_is_evaluated_as_a_bot(tmp_path):
+def test_maskable_ppo_trains_saves_and_is_evaluated_as_a_bot(tmp_path, monkeypatch):
     pytest.importorskip("sb3_contrib", reason="the sb3 extra is not installed")
     example = load_example("maskable_ppo")
     out = tmp_path / "m.zip"
+    scratch = tmp_path / "tmp"  # sb3's default logger makes a folder in the temp dir: it must not
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     results = example.main(["--minutes", "0.05", "--steps", "512", "--games", "8", "--out", str(out)])
+    assert not list(scratch.glob("SB3-*"))
     spec = f"sb3:{out}"
     assert out.is_file() and spec in results["agents"]
     assert results["agents"][spec]["games"] == 8
