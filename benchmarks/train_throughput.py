@@ -31,6 +31,7 @@ import os
 import pstats
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -125,50 +126,43 @@ class Timers:
         self.rollout = self.update = self.waited = self.thread_wall = 0.0
         self.calls = 0
         self.thread_profiles: list[cProfile.Profile] = []
+        self.lock = threading.Lock()  # rollout threads add up their times at once
         try:
             from redbeard_train import loop, rollout
         except ImportError:
             return
-        collect, ppo_update = loop.collect_rollout, loop.ppo_update
-
-        def timed_collect(*a, **k):
-            t = time.perf_counter()
-            try:
-                return collect(*a, **k)
-            finally:
-                self.rollout += time.perf_counter() - t
-
-        def timed_update(*a, **k):
-            t = time.perf_counter()
-            try:
-                return ppo_update(*a, **k)
-            finally:
-                self.update += time.perf_counter() - t
-                self.calls += 1
-
-        loop.collect_rollout, loop.ppo_update = timed_collect, timed_update
+        loop.collect_rollout = self.timed(loop.collect_rollout, "rollout")
+        loop.ppo_update = self.timed(loop.ppo_update, "update", counted=True)
         if profile and hasattr(rollout, "_on_one_thread"):
-            on_one_thread, threaded = rollout._on_one_thread, rollout.LocalWorkers.rollout
+            on_one_thread = rollout._on_one_thread
 
             def profiled(*a, **k):
-                p, t = cProfile.Profile(), time.perf_counter()
+                p = cProfile.Profile()
                 p.enable()
                 try:
                     return on_one_thread(*a, **k)
                 finally:
                     p.disable()
-                    self.thread_wall += time.perf_counter() - t
                     self.thread_profiles.append(p)
 
-            def waiting(workers, *a, **k):
-                t = time.perf_counter()
-                try:
-                    return threaded(workers, *a, **k)
-                finally:
-                    if workers.threads is not None:
-                        self.waited += time.perf_counter() - t
+            rollout._on_one_thread = self.timed(profiled, "thread_wall")
+            # the learner's wait for its rollout threads (only when they run in threads)
+            threaded = rollout.LocalWorkers.rollout
+            rollout.LocalWorkers.rollout = lambda w, *a, **k: (self.timed(threaded, "waited") if w.threads else threaded)(w, *a, **k)
 
-            rollout._on_one_thread, rollout.LocalWorkers.rollout = profiled, waiting
+    def timed(self, f, total: str, counted: bool = False):
+        """``f``, adding its wall time to the attribute ``total`` (and counting the calls)."""
+
+        def run(*a, **k):
+            t = time.perf_counter()
+            try:
+                return f(*a, **k)
+            finally:
+                with self.lock:
+                    setattr(self, total, getattr(self, total) + time.perf_counter() - t)
+                    self.calls += counted
+
+        return run
 
 
 def print_split(stats: pstats.Stats, work: float) -> None:
