@@ -111,35 +111,37 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
 
     results: dict = {"run_dir": str(run.run_dir)}
     updates_this_run = 0
-    while done_fraction() < 1.0 and not (cfg.stop_after and updates_this_run >= cfg.stop_after):
-        updates_this_run += 1
-        if cfg.anneal_lr:
-            run.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - done_fraction())
+    try:  # the rollout threads end with the run, also when it fails
+        while done_fraction() < 1.0 and not (cfg.stop_after and updates_this_run >= cfg.stop_after):
+            updates_this_run += 1
+            if cfg.anneal_lr:
+                run.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - done_fraction())
 
-        batch, returns = collect_rollout(run)
-        losses = ppo_update(run, batch, returns, device)
+            batch, returns = collect_rollout(run)
+            losses = ppo_update(run, batch, returns, device)
 
-        run.counters["update"] += 1
-        run.counters["seconds"] = seconds_before + time.time() - start_time
-        progress.update(1)
-        step = run.counters["global_step"]
-        sps = int((step - start_step) / max(time.time() - start_time, 1e-9))
-        win_rate = log_update(run, writer, batch, returns, losses, sps)
-        progress.set_postfix(SPS=sps, win=f"{win_rate:.3f}", kl=f"{losses['approx_kl']:.4f}")
-        results.update(sps=sps, win_rate=win_rate, global_step=step, updates=run.counters["update"], losses=losses)
+            run.counters["update"] += 1
+            run.counters["seconds"] = seconds_before + time.time() - start_time
+            progress.update(1)
+            step = run.counters["global_step"]
+            sps = int((step - start_step) / max(time.time() - start_time, 1e-9))
+            win_rate = log_update(run, writer, batch, returns, losses, sps)
+            progress.set_postfix(SPS=sps, win=f"{win_rate:.3f}", kl=f"{losses['approx_kl']:.4f}")
+            results.update(sps=sps, win_rate=win_rate, global_step=step, updates=run.counters["update"], losses=losses)
 
-        if cfg.snapshot_every and run.counters["update"] % cfg.snapshot_every == 0:
-            run.pool.add_snapshot(run.net.state_dict(), step)
-        last = done_fraction() >= 1.0
-        if last or updates_this_run == cfg.stop_after or (cfg.checkpoint_every and run.counters["update"] % cfg.checkpoint_every == 0):
-            checkpoints.save_run(run)
-        if (cfg.eval_every and run.counters["update"] % cfg.eval_every == 0) or last:
-            ev = evaluate_policy(run.run_dir / "policy.pt", cfg, step, writer)
-            if ev:
-                results["eval"] = ev
+            if cfg.snapshot_every and run.counters["update"] % cfg.snapshot_every == 0:
+                run.pool.add_snapshot(run.net.state_dict(), step)
+            last = done_fraction() >= 1.0
+            if last or updates_this_run == cfg.stop_after or (cfg.checkpoint_every and run.counters["update"] % cfg.checkpoint_every == 0):
+                checkpoints.save_run(run)
+            if (cfg.eval_every and run.counters["update"] % cfg.eval_every == 0) or last:
+                ev = evaluate_policy(run.run_dir / "policy.pt", cfg, step, writer)
+                if ev:
+                    results["eval"] = ev
+    finally:
+        run.workers.close()
     progress.close()
     writer.close()
-    run.workers.close()
     results["wall_seconds"] = time.time() - start_time
     return results
 

@@ -314,6 +314,23 @@ def test_worker_threads_play_the_same_run_as_workers_one_after_another(tmp_path,
     assert_same_run(Path(threaded["run_dir"]), Path(serial["run_dir"]))
 
 
+def test_a_failing_rollout_thread_fails_the_run_and_ends_the_threads(tmp_path, monkeypatch):
+    import threading
+
+    played = rollout.RolloutWorker.rollout
+
+    def second_worker_fails(self, *args, **kwargs):
+        if self.index == 1:
+            raise RuntimeError("worker 1 failed")
+        return played(self, *args, **kwargs)
+
+    monkeypatch.setattr(rollout.RolloutWorker, "rollout", second_worker_fails)
+    with pytest.raises(RuntimeError, match="worker 1 failed"):
+        train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "failing")])
+    assert not [t for t in threading.enumerate() if t.name.startswith("rollout")]
+    assert torch.get_num_threads() == train.load_config("smoke").torch_threads  # the learner's count is back
+
+
 def test_ray_workers_play_the_same_run_as_local_workers(tmp_path, ray_session):
     local = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "local")])
     remote = train.main([*WORKER_FLAGS, "--run-dir", str(tmp_path / "ray"), "--backend", "ray"])
