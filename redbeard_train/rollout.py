@@ -8,7 +8,7 @@ weights, the pool (names, snapshots, statistics) and the return statistics; each
 plays ``num_steps`` steps, runs GAE over its own chains and sends back its batch and the
 games it finished. Workers are run
 
-* ``backend: local`` — threads of this process (one after another when there is one);
+* ``backend: local`` — in this process, a thread per worker when there are several;
 * ``backend: ray`` — as Ray actors in parallel (``ray.init()`` without an address starts an
   embedded local cluster; ``ray_address`` or ``RAY_ADDRESS`` joins a running one).
 
