@@ -110,7 +110,8 @@ class HeuristicAgent(Agent):
         self.q_scale = float(q_scale)
         self.follow_scale = float(follow_scale)
         # fixed random numbers for the bid Monte Carlo: the bot stays deterministic
-        self.uniforms = np.random.default_rng(12345).random((self.bid_samples, 4, 13))
+        uniforms = np.random.default_rng(12345).random((self.bid_samples, 4, 13))
+        self.uniforms = np.ascontiguousarray(uniforms.reshape(self.bid_samples, 52).T)  # [card, sample]
         self.bid_margin = float(bid_margin)
         self.block = float(block)
         self.defend = float(defend)
@@ -119,7 +120,7 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ entry
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return self._evaluate(obs, mask)[1]
+        return self._evaluate(obs, mask, all_values=False)[1]
 
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """float [B, 69]: the bot's utility of each legal action (``-inf`` for illegal
@@ -127,8 +128,9 @@ class HeuristicAgent(Agent):
         utilities, binary choices the utilities (or margins) they are decided on."""
         return self._evaluate(obs, mask)[0]
 
-    def _evaluate(self, obs, mask) -> tuple[np.ndarray, np.ndarray]:
-        """Action values [B, 69] and their argmax [B]."""
+    def _evaluate(self, obs, mask, all_values: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Action values [B, 69] and their argmax [B] (without ``all_values`` the rows with a
+        single legal action are not valued: only the argmax is wanted)."""
         mask = np.asarray(mask)
         if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
             raise ValueError(f"action masks must have shape [B, {NUM_ACTIONS}], got {mask.shape}")
@@ -143,11 +145,11 @@ class HeuristicAgent(Agent):
         # rows grouped by (player count, rules block): usually one group
         key = obs[:, GROUP_KEY]
         if len(key) == 0 or (key == key[0]).all():
-            return self._kernel(obs, mask, self._rules_of(obs[:1]), self._players_of(obs[:1]))
+            return self._kernel(obs, mask, self._rules_of(obs[:1]), self._players_of(obs[:1]), all_values)
         values, best = np.empty(mask.shape), np.empty(len(mask), np.int64)
         for rows in rules_groups(decode_batch(obs)):
             values[rows], best[rows] = self._kernel(obs[rows], mask[rows], self._rules_of(obs[rows[:1]]),
-                                                    self._players_of(obs[rows[:1]]))
+                                                    self._players_of(obs[rows[:1]]), all_values)
         return values, best
 
     def _rules_of(self, obs: np.ndarray) -> Rules:
@@ -166,10 +168,14 @@ class HeuristicAgent(Agent):
         n = int(view.num_players[0]) if len(view) else 4
         return self._kernel(encode_batch(view), np.ascontiguousarray(legal, dtype=bool).view(np.int8), rules, n)[0]
 
-    def _kernel(self, obs: np.ndarray, mask: np.ndarray, rules: Rules, n: int) -> tuple[np.ndarray, np.ndarray]:
-        out, best = np.empty((len(obs), NUM_ACTIONS)), np.empty(len(obs), np.int64)
+    def _kernel(self, obs: np.ndarray, mask: np.ndarray, rules: Rules, n: int,
+                all_values: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        # only the argmax wanted: one row of values, rewritten row by row (no page faults of a
+        # fresh [B, 69] array each call)
+        out = np.empty((len(obs) if all_values else 1, NUM_ACTIONS))
+        best = np.empty(len(obs), np.int64)
         bad = HK.action_values(np.ascontiguousarray(obs, dtype=np.float32), mask, n, HK.rule_numbers(rules),
-                               self._numbers(), HK.obs_offsets(), self.uniforms, out, best)
+                               self._numbers(), HK.obs_offsets(), self.uniforms, all_values, out, best)
         if bad >= 0:
             raise ValueError(f"row {bad} of the action mask has no legal action (game over or not this seat's turn)")
         return out, best

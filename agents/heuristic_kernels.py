@@ -172,30 +172,29 @@ def miss_logs(q, live, Qs, logmiss):
 
 # ---------------------------------------------------------------- one row
 @inline
-def decode_cards(obs, at):
+def decode_cards(obs, b, at):
     h = np.uint64(0)
     for c in range(52):
-        if obs[at + c] > 0.5:
-            h |= np.uint64(1) << np.uint64(c)
+        h |= np.uint64(obs[b, at + c] > 0.5) << np.uint64(c)
     return h
 
 
 @inline
-def one_hot(obs, at, size, none):
+def one_hot(obs, b, at, size, none):
     best = 0
     for i in range(1, size):
-        if obs[at + i] > obs[at + best]:
+        if obs[b, at + i] > obs[b, at + best]:
             best = i
-    return best if obs[at + best] > 0.5 else none
+    return best if obs[b, at + best] > 0.5 else none
 
 
 @rule
 def popcount(h):
-    c = 0
-    while h:
-        h &= h - np.uint64(1)
-        c += 1
-    return c
+    """Set bits of a uint64 (the SWAR sum; LLVM emits one popcnt for it)."""
+    h = h - ((h >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    h = (h & np.uint64(0x3333333333333333)) + ((h >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    h = (h + (h >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((h * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @rule
@@ -204,16 +203,19 @@ def has(h, c):
 
 
 @njit(cache=True, nogil=True)
-def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
+def action_values(obs, mask, n, R, A, O, uniforms, all_values, out, choice):
     """out [B, 69]: the heuristic's values of every action (-inf where illegal, mask > 0
     legal) for rows of one rules group with ``n`` players; choice [B] their argmax (the
-    first of equal maxima). Returns the first row without a legal action, or -1."""
+    first of equal maxima). Without ``all_values`` only ``choice`` is wanted: a row with a
+    single legal action gets it without being valued, and ``out`` may have one row only
+    (every row's values are written to it in turn).
+    Returns the first row without a legal action, or -1."""
     B = obs.shape[0]
     for b in range(B):
-        legal_any = False
+        legal_count = 0
         for a in range(NUM_ACTIONS):
-            legal_any |= mask[b, a] > 0
-        if not legal_any:
+            legal_count += mask[b, a] > 0
+        if legal_count == 0:
             return b
     # per-row scratch (reused)
     score = np.zeros(7, np.int64)
@@ -242,44 +244,79 @@ def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
     logmiss = np.zeros(4)
     factor = np.ones(4)
     aim = np.zeros((8, 7))
-    free = np.zeros(4, np.int64)
-    beaten = np.zeros(4, np.int64)
     counts = np.zeros(7)
+    free_above = np.zeros(uniforms.shape[1], np.int32)  # per bid sample: higher unseen cards not yet matched
+    total_beaten = np.zeros(uniforms.shape[1], np.int32)
     per_trick = np.zeros(4, np.int64)
     per_hand = np.zeros(4, np.int64)
     allowed = np.zeros(4, np.int64)
+    scratch = (score, tricks, active, in_round, trick_played, joiner, bounced, voids, call, holding, live,
+               q, higher, unseen_suit, slots, valid, p6, w6, rest, dist, table, table2, Qs, logmiss, factor,
+               aim, counts, free_above, total_beaten, per_trick, per_hand, allowed)
+    return value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch)
+
+
+# No reference counting in the row loop: its arrays are all owned by the caller above, and
+# numba's increments and decrements of them (atomic, around every inlined helper that takes
+# an array) were a tenth of the time.
+@njit(cache=True, nogil=True, _nrt=False)
+def value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch):
+    """The row loop of :func:`action_values` (``scratch``: its per-row arrays)."""
+    B = obs.shape[0]
+    (score, tricks, active, in_round, trick_played, joiner, bounced, voids, call, holding, live, q, higher,
+     unseen_suit, slots, valid, p6, w6, rest, dist, table, table2, Qs, logmiss, factor, aim, counts,
+     free_above, total_beaten, per_trick, per_hand, allowed) = scratch
     for b in range(B):
-        row = obs[b]
+        if not all_values:
+            only = -1
+            for a in range(NUM_ACTIONS):
+                if mask[b, a] > 0:
+                    only = a if only == -1 else -2
+            if only >= 0:
+                choice[b] = only
+                continue
+        ob = b if all_values else 0  # the row of ``out`` this row's values go to
         for a in range(NUM_ACTIONS):
-            out[b, a] = -np.inf
-        phase = one_hot(row, O[O_PHASE], 8, -1)
-        hand = decode_cards(row, O[O_HAND])
-        played = decode_cards(row, O[O_PLAYED])
-        trick = decode_cards(row, O[O_TRICK])
-        seen = decode_cards(row, O[O_SEEN])
-        tricks_done = one_hot(row, O[O_TRICKS_DONE], 7, -1)
-        high_bid = one_hot(row, O[O_HIGH_BID], 9, -1) - 1
-        reshuffled = row[O[O_DEAL_FLAGS] + 1] > 0.5
-        declarer = one_hot(row, O[O_DECLARER], 7, -1)
-        leader = one_hot(row, O[O_LEADER], 7, -1)
-        trick_winning = one_hot(row, O[O_TRICK_WINNING], 7, -1)
-        thrower = one_hot(row, O[O_THROWER], 7, -1)
-        for p in range(7):
-            score[p] = np.int64(np.rint(row[O[O_SCORE] + p] * np.float32(12.0)))
-            tricks[p] = np.int64(np.rint(row[O[O_TRICKS] + p] * np.float32(6)))
-            active[p] = row[O[O_ACTIVE] + p] > 0.5
-            in_round[p] = row[O[O_IN_ROUND] + p] > 0.5
-            trick_played[p] = row[O[O_TRICK_PLAYED] + p] > 0.5
-            joiner[p] = row[O[O_JOINER] + p] > 0.5
-            bounced[p] = row[O[O_BOUNCED] + p] > 0.5
+            out[ob, a] = -np.inf
+        phase = one_hot(obs, b, O[O_PHASE], 8, -1)
+        hand = decode_cards(obs, b, O[O_HAND])
+        played = decode_cards(obs, b, O[O_PLAYED])
+        trick = decode_cards(obs, b, O[O_TRICK])
+        seen = decode_cards(obs, b, O[O_SEEN])
+        tricks_done = one_hot(obs, b, O[O_TRICKS_DONE], 7, -1)
+        high_bid = one_hot(obs, b, O[O_HIGH_BID], 9, -1) - 1
+        reshuffled = obs[b, O[O_DEAL_FLAGS] + 1] > 0.5
+        declarer = one_hot(obs, b, O[O_DECLARER], 7, -1)
+        leader = one_hot(obs, b, O[O_LEADER], 7, -1)
+        trick_winning = one_hot(obs, b, O[O_TRICK_WINNING], 7, -1)
+        thrower = one_hot(obs, b, O[O_THROWER], 7, -1)
+        for p in range(n, 7):  # seats the table does not have: their blocks are all 0
+            score[p] = 0
+            tricks[p] = 0
+            active[p] = False
+            in_round[p] = False
+            trick_played[p] = False
+            joiner[p] = False
+            bounced[p] = False
             for s in range(4):
-                voids[p, s] = row[O[O_VOIDS] + 4 * p + s] > 0.5
-            call[p] = one_hot(row, O[O_CALL] + 10 * p, 10, 0) - 2
+                voids[p, s] = False
+            call[p] = -2
+        for p in range(n):
+            score[p] = np.int64(np.rint(obs[b, O[O_SCORE] + p] * np.float32(12.0)))
+            tricks[p] = np.int64(np.rint(obs[b, O[O_TRICKS] + p] * np.float32(6)))
+            active[p] = obs[b, O[O_ACTIVE] + p] > 0.5
+            in_round[p] = obs[b, O[O_IN_ROUND] + p] > 0.5
+            trick_played[p] = obs[b, O[O_TRICK_PLAYED] + p] > 0.5
+            joiner[p] = obs[b, O[O_JOINER] + p] > 0.5
+            bounced[p] = obs[b, O[O_BOUNCED] + p] > 0.5
+            for s in range(4):
+                voids[p, s] = obs[b, O[O_VOIDS] + 4 * p + s] > 0.5
+            call[p] = one_hot(obs, b, O[O_CALL] + 10 * p, 10, 0) - 2
         if phase < 0 or phase > PH_DUEL:  # a phase without a rule: every legal action is worth 0
             choice[b] = -1
             for a in range(NUM_ACTIONS):
                 if mask[b, a] > 0:
-                    out[b, a] = 0.0
+                    out[ob, a] = 0.0
                     if choice[b] < 0:
                         choice[b] = a
             continue
@@ -348,7 +385,7 @@ def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
             c += 1
         # ------------------------------------------------ phase by phase
         if phase == PH_PLAY or phase == PH_DUEL:
-            led = led_suit(row, mask[b], O, hand, trick, trick_played, leader, voids, per_trick, per_hand, allowed)
+            led = led_suit(mask, b, hand, trick, trick_played, leader, voids, per_trick, per_hand, allowed)
             # chance each hand card wins now (live players still to play beat it when they can)
             for s in range(4):
                 Q = 0.0
@@ -403,11 +440,11 @@ def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
                 c = slots[j]
                 if valid[j] and mask[b, c] > 0:
                     rank = c % 13
-                    out[b, c] = rest[j, 0] + 1e-6 * (-rank if wants > 0 else rank)
+                    out[ob, c] = rest[j, 0] + 1e-6 * (-rank if wants > 0 else rank)
         elif phase == PH_BID:
-            bid_values(R, A, n, b, mask, out, q, live, unseen, unseen_suit, unseen_count, hand, hand_count,
+            bid_values(R, A, n, b, ob, mask, out, q, live, unseen, unseen_suit, unseen_count, hand, hand_count,
                        higher, slots, valid, declarer, duel, score, bounced, call, high_bid, uniforms, Qs, logmiss,
-                       factor, p6, w6, dist, table, aim, free, beaten, counts)
+                       factor, p6, w6, dist, table, aim, counts, free_above, total_beaten)
         elif phase == PH_REDEAL:
             miss_logs(q, live, Qs, logmiss)
             strength = 0.0
@@ -419,10 +456,10 @@ def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
                 for c in range(52):
                     if has(hand, c) and c % 13 >= 9:
                         weak = False
-            binary(out, b, KEEP, REDEAL, 1.0 if weak else -1.0)
+            binary(out, ob, KEEP, REDEAL, 1.0 if weak else -1.0)
         elif phase == PH_LOOK:
             gain = value_of_score(score[0] + PENALTY, R, A) - value_of_score(score[0], R, A)
-            binary(out, b, NO_LOOK, LOOK, gain)
+            binary(out, ob, NO_LOOK, LOOK, gain)
         elif phase == PH_JOIN or phase == PH_ASK:
             later_chances(R, n, q, live, unseen_suit, unseen_count, declarer, duel, higher, slots, valid, Qs,
                           logmiss, factor, p6, A[A_FOLLOW] if phase == PH_JOIN else 1.0)
@@ -435,7 +472,7 @@ def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
                 for x in range(7):
                     u_join += dist[x] * table[x]
                 u_fold = value_of_score(score[0], R, A)
-                binary(out, b, FOLD, JOIN, u_join - u_fold + 1e-9)  # a tie joins
+                binary(out, ob, FOLD, JOIN, u_join - u_fold + 1e-9)  # a tie joins
             else:
                 my_table(R, A, score[0], tricks[0], joiner[0], bounced[0], level, 0, True, table)
                 my_table(R, A, score[0], tricks[0], joiner[0], bounced[0], level, R[R_FORGET], True, table2)
@@ -455,22 +492,21 @@ def action_values(obs, mask, n, R, A, O, uniforms, out, choice):
                         n_skip += s > 0 and s <= left_now
                 u_ask -= A[A_THREAT] * A[A_WIN] * n_ask
                 u_skip -= A[A_THREAT] * A[A_WIN] * n_skip
-                binary(out, b, ASK, SKIP, u_skip - u_ask)  # a tie asks
+                binary(out, ob, ASK, SKIP, u_skip - u_ask)  # a tie asks
         # only legal actions keep a value; a phase without a rule: every legal action 0
-        finite = False
+        top = -1
         for a in range(NUM_ACTIONS):
             if mask[b, a] <= 0:
-                out[b, a] = -np.inf
-            elif out[b, a] > -np.inf:
-                finite = True
-        if not finite:
+                out[ob, a] = -np.inf
+            elif top < 0 or out[ob, a] > out[ob, top]:
+                top = a
+        if out[ob, top] == -np.inf:
             for a in range(NUM_ACTIONS):
                 if mask[b, a] > 0:
-                    out[b, a] = 0.0
-        top = 0
-        for a in range(1, NUM_ACTIONS):
-            if out[b, a] > out[b, top]:
-                top = a
+                    out[ob, a] = 0.0
+            top = 0
+            while mask[b, top] <= 0:
+                top += 1
         choice[b] = top
     return -1
 
@@ -547,16 +583,15 @@ def fail_chance(R, m, r):
 
 
 @inline
-def led_suit(row, mask_row, O, hand, trick, trick_played, leader, voids, per_trick, per_hand, allowed):
+def led_suit(mask, b, hand, trick, trick_played, leader, voids, per_trick, per_hand, allowed):
     """The suit led to the current trick (see agents.decode.led_suit), -1 if none."""
     for s in range(4):
-        per_trick[s] = 0
-        per_hand[s] = 0
-        allowed[s] = 0
-    for c in range(52):
-        per_trick[c // 13] += has(trick, c)
-        per_hand[c // 13] += has(hand, c)
-        allowed[c // 13] += mask_row[c] > 0
+        per_trick[s] = popcount((trick >> np.uint64(13 * s)) & np.uint64(0x1FFF))
+        per_hand[s] = popcount((hand >> np.uint64(13 * s)) & np.uint64(0x1FFF))
+        k = 0
+        for r in range(13):
+            k += mask[b, 13 * s + r] > 0
+        allowed[s] = k
     total_trick = per_trick[0] + per_trick[1] + per_trick[2] + per_trick[3]
     if total_trick == 0:
         return -1
@@ -590,9 +625,9 @@ def led_suit(row, mask_row, O, hand, trick, trick_played, leader, voids, per_tri
 
 
 @rule
-def bid_values(R, A, n, b, mask, out, q, live, unseen, unseen_suit, unseen_count, hand, hand_count, higher, slots,
+def bid_values(R, A, n, b, ob, mask, out, q, live, unseen, unseen_suit, unseen_count, hand, hand_count, higher, slots,
                valid, declarer, duel, score, bounced, call, high_bid, uniforms, Qs, logmiss, factor, p6, w6, dist,
-               table, aim, free, beaten, counts):
+               table, aim, counts, free_above, total_beaten):
     """Bids: each legal bid's expected utility against passing (see agents.heuristic)."""
     # declarer chances of the hand's cards (leading against all live players)
     miss_logs(q, live, Qs, logmiss)
@@ -621,7 +656,8 @@ def bid_values(R, A, n, b, mask, out, q, live, unseen, unseen_suit, unseen_count
     threat = threat or hb == 7
     u_pass = u_pass - A[A_BLOCK] * A[A_WIN] * threat
     # the hand's trick distribution leading every trick, by Monte Carlo over fixed uniforms
-    samples = uniforms.shape[0]
+    # (``uniforms`` [card, sample]: the inner loops run over samples, which vectorises)
+    samples = uniforms.shape[1]
     for s in range(4):
         Qs[s] = min(max(suit_total(q, live, s) * A[A_QSCALE], 0.0), 1.0)
     for x in range(7):
@@ -629,40 +665,31 @@ def bid_values(R, A, n, b, mask, out, q, live, unseen, unseen_suit, unseen_count
     # Per suit from the ace down, a card of the hand is beaten when a higher unseen card that
     # the sample gives the opponents is still free (greedy maximum matching). Only the suits
     # of the hand matter, down to its lowest card there: those cards in order, once.
-    flat = uniforms.reshape(samples, NUM_CARDS)  # [sample, card]
-    rel_card = np.empty(NUM_CARDS, np.int64)
-    rel_q = np.empty(NUM_CARDS, np.float64)  # the suit's threshold; -1 for a card of the hand
-    suit_end = np.zeros(4, np.int64)
-    nrel = 0
+    for smp in range(samples):
+        total_beaten[smp] = 0
     for s in range(4):
         lowest = -1
         for r in range(13):
             if has(hand, 13 * s + r):
                 lowest = r
                 break
-        for r in range(12, lowest - 1 if lowest >= 0 else 12, -1):
+        if lowest < 0:
+            continue
+        for smp in range(samples):
+            free_above[smp] = 0
+        for r in range(12, lowest - 1, -1):
             c = 13 * s + r
-            if has(hand, c) or has(unseen, c):
-                rel_card[nrel] = c
-                rel_q[nrel] = -1.0 if has(hand, c) else Qs[s]
-                nrel += 1
-        suit_end[s] = nrel
+            if has(hand, c):
+                for smp in range(samples):
+                    take = free_above[smp] > 0
+                    total_beaten[smp] += take
+                    free_above[smp] -= take
+            elif has(unseen, c):
+                qv = Qs[s]
+                for smp in range(samples):
+                    free_above[smp] += uniforms[c, smp] < qv
     for smp in range(samples):
-        row = flat[smp]
-        total_beaten = 0
-        i = 0
-        for s in range(4):
-            fr = 0
-            while i < suit_end[s]:
-                qv = rel_q[i]
-                if qv < 0.0:
-                    take = fr > 0
-                    total_beaten += take
-                    fr -= take
-                else:
-                    fr += row[rel_card[i]] < qv
-                i += 1
-        t = min(max(hand_count - total_beaten, 0), 6)
+        t = min(max(hand_count - total_beaten[smp], 0), 6)
         counts[t] += 1.0
     for x in range(7):
         dist[x] = counts[x] / samples
@@ -686,7 +713,7 @@ def bid_values(R, A, n, b, mask, out, q, live, unseen, unseen_suit, unseen_count
     for x in range(7):
         aim[7, x] = dist[x] * (1 - all_win) / max(1 - dist[6], 1e-9)
     aim[7, 6] = all_win
-    out[b, PASS] = u_pass + A[A_MARGIN]
+    out[ob, PASS] = u_pass + A[A_MARGIN]
     over = PENALTY if R[R_PENALTY_BOS] else 0
     for lv in range(8):
         off = over if min(lv, 6) > score0 else 0
@@ -694,4 +721,4 @@ def bid_values(R, A, n, b, mask, out, q, live, unseen, unseen_suit, unseen_count
         for x in range(7):
             u += aim[lv, x] * outcome(R, A, score0 + off, 0, False, bounced[0], lv, True, x)
         u = u - 1e-6 * lv
-        out[b, REDBEARD if lv == 7 else BID0 + lv] = u
+        out[ob, REDBEARD if lv == 7 else BID0 + lv] = u
