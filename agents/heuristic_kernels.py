@@ -267,14 +267,15 @@ def value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch
      unseen_suit, slots, valid, p6, w6, rest, dist, table, table2, Qs, logmiss, factor, aim, counts,
      free_above, total_beaten, per_trick, per_hand, allowed) = scratch
     for b in range(B):
-        if not all_values:
-            only = -1
+        legal_count = 0
+        for a in range(NUM_ACTIONS):
+            legal_count += mask[b, a] > 0
+        if legal_count == 1 and not all_values:
             for a in range(NUM_ACTIONS):
                 if mask[b, a] > 0:
-                    only = a if only == -1 else -2
-            if only >= 0:
-                choice[b] = only
-                continue
+                    choice[b] = a
+                    break
+            continue
         ob = b if all_values else 0  # the row of ``out`` this row's values go to
         for a in range(NUM_ACTIONS):
             out[ob, a] = -np.inf
@@ -393,10 +394,13 @@ def value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch
                     Q += q[p, s] * (live[p] and not (trick_played[p] and trick_live))
                 Qs[s] = min(max(Q, 0.0), 1.0 - 1e-12)
                 logmiss[s] = np.log1p(-Qs[s])
-            best = -1
-            for c in range(52):
-                if has(trick, c) and c // 13 == led:
-                    best = max(best, c % 13)
+            best = -1  # the highest rank of the led suit in the trick
+            if led >= 0:
+                led_cards = (trick >> np.uint64(13 * led)) & np.uint64(0x1FFF)
+                for r in range(12, -1, -1):
+                    if has(led_cards, r):
+                        best = r
+                        break
             empty = trick == 0
             for j in range(6):
                 c = slots[j]
@@ -436,11 +440,19 @@ def value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch
                 rest[j, 0] = value  # reuse: the value before the tie-break
                 wants += if_win - if_lose
             wants = wants / 6
-            for j in range(6):
+            top = -1
+            valued = 0
+            for j in range(6):  # the hand's cards in action-id order
                 c = slots[j]
                 if valid[j] and mask[b, c] > 0:
                     rank = c % 13
                     out[ob, c] = rest[j, 0] + 1e-6 * (-rank if wants > 0 else rank)
+                    valued += 1
+                    if top < 0 or out[ob, c] > out[ob, top]:
+                        top = c
+            if valued == legal_count:  # every legal action is a card of the hand: top is the argmax
+                choice[b] = top
+                continue
         elif phase == PH_BID:
             bid_values(R, A, n, b, ob, mask, out, q, live, unseen, unseen_suit, unseen_count, hand, hand_count,
                        higher, slots, valid, declarer, duel, score, bounced, call, high_bid, uniforms, Qs, logmiss,
