@@ -82,7 +82,8 @@ def score_utility(final: np.ndarray, rules: Rules, win_value: float = WIN_VALUE,
 
 
 class HeuristicAgent(Agent):
-    """Vectorised rule-based bot; see the module docstring. Deterministic."""
+    """Rule-based bot (compiled, one observation row at a time); see the module docstring.
+    Deterministic."""
 
     def __init__(
         self,
@@ -129,8 +130,9 @@ class HeuristicAgent(Agent):
         return self._evaluate(obs, mask)[0]
 
     def _evaluate(self, obs, mask, all_values: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Action values [B, 69] and their argmax [B] (without ``all_values`` the rows with a
-        single legal action are not valued: only the argmax is wanted)."""
+        """Action values [B, 69] and their argmax [B]. Without ``all_values`` only the argmax
+        is wanted: rows with a single legal action are not valued, and the values returned
+        are None."""
         mask = np.asarray(mask)
         if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
             raise ValueError(f"action masks must have shape [B, {NUM_ACTIONS}], got {mask.shape}")
@@ -146,10 +148,13 @@ class HeuristicAgent(Agent):
         key = obs[:, GROUP_KEY]
         if len(key) == 0 or (key == key[0]).all():
             return self._kernel(obs, mask, self._rules_of(obs[:1]), self._players_of(obs[:1]), all_values)
-        values, best = np.empty(mask.shape), np.empty(len(mask), np.int64)
+        values = np.empty(mask.shape) if all_values else None
+        best = np.empty(len(mask), np.int64)
         for rows in rules_groups(decode_batch(obs)):
-            values[rows], best[rows] = self._kernel(obs[rows], mask[rows], self._rules_of(obs[rows[:1]]),
+            group_values, best[rows] = self._kernel(obs[rows], mask[rows], self._rules_of(obs[rows[:1]]),
                                                     self._players_of(obs[rows[:1]]), all_values)
+            if all_values:
+                values[rows] = group_values
         return values, best
 
     def _rules_of(self, obs: np.ndarray) -> Rules:
@@ -169,16 +174,16 @@ class HeuristicAgent(Agent):
         return self._kernel(encode_batch(view), np.ascontiguousarray(legal, dtype=bool).view(np.int8), rules, n)[0]
 
     def _kernel(self, obs: np.ndarray, mask: np.ndarray, rules: Rules, n: int,
-                all_values: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        # only the argmax wanted: one row of values, rewritten row by row (no page faults of a
-        # fresh [B, 69] array each call)
+                all_values: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+        # only the argmax wanted: one row of scratch values, rewritten row by row (no page
+        # faults of a fresh [B, 69] array each call)
         out = np.empty((len(obs) if all_values else 1, NUM_ACTIONS))
         best = np.empty(len(obs), np.int64)
         bad = HK.action_values(np.ascontiguousarray(obs, dtype=np.float32), mask, n, HK.rule_numbers(rules),
                                self._numbers(), HK.obs_offsets(), self.uniforms, all_values, out, best)
         if bad >= 0:
             raise ValueError(f"row {bad} of the action mask has no legal action (game over or not this seat's turn)")
-        return out, best
+        return (out if all_values else None), best
 
     def _numbers(self) -> tuple:
         """The bot's parameters as the kernels read them (order: heuristic_kernels.A_*)."""

@@ -207,8 +207,8 @@ def action_values(obs, mask, n, R, A, O, uniforms, all_values, out, choice):
     """out [B, 69]: the heuristic's values of every action (-inf where illegal, mask > 0
     legal) for rows of one rules group with ``n`` players; choice [B] their argmax (the
     first of equal maxima). Without ``all_values`` only ``choice`` is wanted: a row with a
-    single legal action gets it without being valued, and ``out`` may have one row only
-    (every row's values are written to it in turn).
+    single legal action gets it without being valued, and every row's values go to
+    ``out[0]`` in turn (``out`` [1, 69] is enough; what it holds afterwards means nothing).
     Returns the first row without a legal action, or -1."""
     B = obs.shape[0]
     for b in range(B):
@@ -256,9 +256,9 @@ def action_values(obs, mask, n, R, A, O, uniforms, all_values, out, choice):
     return value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch)
 
 
-# No reference counting in the row loop: its arrays are all owned by the caller above, and
-# numba's increments and decrements of them (atomic, around every inlined helper that takes
-# an array) were a tenth of the time.
+# No reference counting in the row loop (nor in bid_values, which it calls): its arrays are
+# all owned by the caller above, and numba's increments and decrements of them (atomic,
+# around every inlined helper that takes an array) were a tenth of the time.
 @njit(cache=True, nogil=True, _nrt=False)
 def value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch):
     """The row loop of :func:`action_values` (``scratch``: its per-row arrays)."""
@@ -636,7 +636,7 @@ def led_suit(mask, b, hand, trick, trick_played, leader, voids, per_trick, per_h
     return best
 
 
-@rule
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False)  # borrows its arrays, as value_rows
 def bid_values(R, A, n, b, ob, mask, out, q, live, unseen, unseen_suit, unseen_count, hand, hand_count, higher, slots,
                valid, declarer, duel, score, bounced, call, high_bid, uniforms, Qs, logmiss, factor, p6, w6, dist,
                table, aim, counts, free_above, total_beaten):
