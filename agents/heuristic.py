@@ -123,16 +123,21 @@ class HeuristicAgent(Agent):
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return self._evaluate(obs, mask, all_values=False)[1]
 
+    def act_rows(self, obs: np.ndarray, mask: np.ndarray, rows) -> np.ndarray:
+        """``act_batch(obs[rows], mask[rows])`` without gathering those rows: a search asks
+        for a few rows of a large batch at every step (``rows``: int indices into the batch)."""
+        return self._evaluate(obs, mask, all_values=False, rows=rows)[1]
+
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """float [B, 69]: the bot's utility of each legal action (``-inf`` for illegal
         ones); :meth:`act_batch` plays the argmax. Cards and bids carry expected round
         utilities, binary choices the utilities (or margins) they are decided on."""
         return self._evaluate(obs, mask)[0]
 
-    def _evaluate(self, obs, mask, all_values: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Action values [B, 69] and their argmax [B]. Without ``all_values`` only the argmax
-        is wanted: rows with a single legal action are not valued, and the values returned
-        are None."""
+    def _evaluate(self, obs, mask, all_values: bool = True, rows=None) -> tuple[np.ndarray, np.ndarray]:
+        """Action values [k, 69] and their argmax [k] of the k rows ``rows`` (default: all).
+        Without ``all_values`` only the argmax is wanted: rows with a single legal action are
+        not valued, and the values returned are None."""
         mask = np.asarray(mask)
         if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
             raise ValueError(f"action masks must have shape [B, {NUM_ACTIONS}], got {mask.shape}")
@@ -144,17 +149,29 @@ class HeuristicAgent(Agent):
         if mask.dtype not in (np.int8, np.bool_, np.uint8):
             mask = mask > 0
         mask = np.ascontiguousarray(mask).view(np.int8)
+        if rows is not None:
+            rows = np.asarray(rows)
+            if rows.ndim != 1 or not (np.issubdtype(rows.dtype, np.integer) or len(rows) == 0):
+                raise ValueError(f"rows must be a 1-d array of row indices, got {rows.dtype} {rows.shape}")
+            rows = rows.astype(np.int64, copy=False)
+            if len(rows) and (rows.min() < 0 or rows.max() >= len(obs)):
+                raise ValueError(f"rows must be indices in 0..{len(obs) - 1}, got {rows.min()}..{rows.max()}")
+        if (len(obs) if rows is None else len(rows)) == 0:
+            return (np.empty((0, NUM_ACTIONS)) if all_values else None), np.empty(0, np.int64)
         # rows grouped by (player count, rules block): usually one group
-        key = obs[:, GROUP_KEY]
-        if len(key) == 0 or (key == key[0]).all():
-            return self._kernel(obs, mask, self._rules_of(obs[:1]), self._players_of(obs[:1]), all_values)
+        key = obs[:, GROUP_KEY] if rows is None else obs[rows, GROUP_KEY]
+        if (key == key[0]).all():
+            first = obs[:1] if rows is None else obs[rows[:1]]
+            return self._kernel(obs, mask, self._rules_of(first), self._players_of(first), all_values, rows)
+        if rows is not None:  # several rules groups among the rows: gather them
+            return self._evaluate(obs[rows], mask[rows], all_values)
         values = np.empty(mask.shape) if all_values else None
         best = np.empty(len(mask), np.int64)
-        for rows in rules_groups(decode_batch(obs)):
-            group_values, best[rows] = self._kernel(obs[rows], mask[rows], self._rules_of(obs[rows[:1]]),
-                                                    self._players_of(obs[rows[:1]]), all_values)
+        for group in rules_groups(decode_batch(obs)):
+            group_values, best[group] = self._kernel(obs[group], mask[group], self._rules_of(obs[group[:1]]),
+                                                     self._players_of(obs[group[:1]]), all_values)
             if all_values:
-                values[rows] = group_values
+                values[group] = group_values
         return values, best
 
     def _rules_of(self, obs: np.ndarray) -> Rules:
@@ -173,16 +190,18 @@ class HeuristicAgent(Agent):
         n = int(view.num_players[0]) if len(view) else 4
         return self._kernel(encode_batch(view), np.ascontiguousarray(legal, dtype=bool).view(np.int8), rules, n)[0]
 
-    def _kernel(self, obs: np.ndarray, mask: np.ndarray, rules: Rules, n: int,
-                all_values: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+    def _kernel(self, obs: np.ndarray, mask: np.ndarray, rules: Rules, n: int, all_values: bool = True,
+                rows: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray]:
+        rows = np.arange(len(obs)) if rows is None else rows
         # only the argmax wanted: one row of scratch values, rewritten row by row (no page
         # faults of a fresh [B, 69] array each call)
-        out = np.empty((len(obs) if all_values else 1, NUM_ACTIONS))
-        best = np.empty(len(obs), np.int64)
-        bad = HK.action_values(np.ascontiguousarray(obs, dtype=np.float32), mask, n, HK.rule_numbers(rules),
+        out = np.empty((len(rows) if all_values else 1, NUM_ACTIONS))
+        best = np.empty(len(rows), np.int64)
+        bad = HK.action_values(np.ascontiguousarray(obs, dtype=np.float32), mask, rows, n, HK.rule_numbers(rules),
                                self._numbers(), HK.obs_offsets(), self.uniforms, all_values, out, best)
         if bad >= 0:
-            raise ValueError(f"row {bad} of the action mask has no legal action (game over or not this seat's turn)")
+            raise ValueError(f"row {rows[bad]} of the action mask has no legal action (game over or not this "
+                             "seat's turn)")
         return (out if all_values else None), best
 
     def _numbers(self) -> tuple:

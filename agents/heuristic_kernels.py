@@ -203,20 +203,20 @@ def has(h, c):
 
 
 @njit(cache=True, nogil=True)
-def action_values(obs, mask, n, R, A, O, uniforms, all_values, out, choice):
-    """out [B, 69]: the heuristic's values of every action (-inf where illegal, mask > 0
-    legal) for rows of one rules group with ``n`` players; choice [B] their argmax (the
-    first of equal maxima). Without ``all_values`` only ``choice`` is wanted: a row with a
+def action_values(obs, mask, rows, n, R, A, O, uniforms, all_values, out, choice):
+    """out [k, 69]: the heuristic's values of every action (-inf where illegal, mask > 0
+    legal) for the k rows ``rows`` of ``obs`` (one rules group with ``n`` players);
+    choice [k] their argmax (the first of equal maxima). Without ``all_values`` only ``choice`` is wanted: a row with a
     single legal action gets it without being valued, and every row's values go to
     ``out[0]`` in turn (``out`` [1, 69] is enough; what it holds afterwards means nothing).
-    Returns the first row without a legal action, or -1."""
-    B = obs.shape[0]
-    for b in range(B):
+    Returns the index in ``rows`` of the first row without a legal action, or -1."""
+    for i in range(len(rows)):
+        b = rows[i]
         legal_count = 0
         for a in range(NUM_ACTIONS):
             legal_count += mask[b, a] > 0
         if legal_count == 0:
-            return b
+            return i
     # per-row scratch (reused)
     score = np.zeros(7, np.int64)
     tricks = np.zeros(7, np.int64)
@@ -253,30 +253,30 @@ def action_values(obs, mask, n, R, A, O, uniforms, all_values, out, choice):
     scratch = (score, tricks, active, in_round, trick_played, joiner, bounced, voids, call, holding, live,
                q, higher, unseen_suit, slots, valid, p6, w6, rest, dist, table, table2, Qs, logmiss, factor,
                aim, counts, free_above, total_beaten, per_trick, per_hand, allowed)
-    return value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch)
+    return value_rows(obs, mask, rows, n, R, A, O, uniforms, all_values, out, choice, scratch)
 
 
 # No reference counting in the row loop (nor in bid_values, which it calls): its arrays are
 # all owned by the caller above, and numba's increments and decrements of them (atomic,
 # around every inlined helper that takes an array) were a tenth of the time.
 @njit(cache=True, nogil=True, _nrt=False)
-def value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch):
+def value_rows(obs, mask, rows, n, R, A, O, uniforms, all_values, out, choice, scratch):
     """The row loop of :func:`action_values` (``scratch``: its per-row arrays)."""
-    B = obs.shape[0]
     (score, tricks, active, in_round, trick_played, joiner, bounced, voids, call, holding, live, q, higher,
      unseen_suit, slots, valid, p6, w6, rest, dist, table, table2, Qs, logmiss, factor, aim, counts,
      free_above, total_beaten, per_trick, per_hand, allowed) = scratch
-    for b in range(B):
+    for i in range(len(rows)):
+        b = rows[i]
         legal_count = 0
         for a in range(NUM_ACTIONS):
             legal_count += mask[b, a] > 0
         if legal_count == 1 and not all_values:
             for a in range(NUM_ACTIONS):
                 if mask[b, a] > 0:
-                    choice[b] = a
+                    choice[i] = a
                     break
             continue
-        ob = b if all_values else 0  # the row of ``out`` this row's values go to
+        ob = i if all_values else 0  # the row of ``out`` this row's values go to
         for a in range(NUM_ACTIONS):
             out[ob, a] = -np.inf
         phase = one_hot(obs, b, O[O_PHASE], 8, -1)
@@ -314,12 +314,12 @@ def value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch
                 voids[p, s] = obs[b, O[O_VOIDS] + 4 * p + s] > 0.5
             call[p] = one_hot(obs, b, O[O_CALL] + 10 * p, 10, 0) - 2
         if phase < 0 or phase > PH_DUEL:  # a phase without a rule: every legal action is worth 0
-            choice[b] = -1
+            choice[i] = -1
             for a in range(NUM_ACTIONS):
                 if mask[b, a] > 0:
                     out[ob, a] = 0.0
-                    if choice[b] < 0:
-                        choice[b] = a
+                    if choice[i] < 0:
+                        choice[i] = a
             continue
         # ------------------------------------------------ the card model: what the observer can
         # infer about hidden cards, approximate on purpose (card locations independent,
@@ -451,7 +451,7 @@ def value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch
                     if top < 0 or out[ob, c] > out[ob, top]:
                         top = c
             if valued == legal_count:  # every legal action is a card of the hand: top is the argmax
-                choice[b] = top
+                choice[i] = top
                 continue
         elif phase == PH_BID:
             bid_values(R, A, n, b, ob, mask, out, q, live, unseen, unseen_suit, unseen_count, hand, hand_count,
@@ -519,7 +519,7 @@ def value_rows(obs, mask, n, R, A, O, uniforms, all_values, out, choice, scratch
             top = 0
             while mask[b, top] <= 0:
                 top += 1
-        choice[b] = top
+        choice[i] = top
     return -1
 
 

@@ -377,17 +377,22 @@ class PimcAgent(Agent):
         winner = np.full((C, W), -1, np.int64)
         eliminated = np.zeros((C, W, n), bool)
         running = list(range(len(envs)))
+        act_rows = getattr(self.policy, "act_rows", None)  # a bot that can value rows in place
         step = 0
         while running:
             actions = {e: states[e][1].argmax(1) for e in running}  # the first legal action (halted: ignored)
             if step == 0:
                 for e in running:
                     actions[e] = np.where(firsts[e] >= 0, firsts[e], actions[e])
-            else:  # the rollout bot for every real choice of every engine, in one call
+            else:  # the rollout bot for every real choice of every engine
                 asks = {e: np.flatnonzero((firsts[e] >= 0) & (np.count_nonzero(states[e][1], 1) > 1))
                         for e in running}
                 total = sum(len(a) for a in asks.values())
-                if total:
+                if total and act_rows is not None:  # the asked rows where they are, engine by engine
+                    for e in running:
+                        if len(asks[e]):
+                            actions[e][asks[e]] = act_rows(states[e][0], states[e][1], asks[e])
+                elif total:  # gathered from every engine, in one call
                     o = np.empty((total, states[0][0].shape[1]), np.float32)
                     m = np.empty((total, states[0][1].shape[1]), np.int8)
                     at = 0
