@@ -216,12 +216,22 @@ class PolicyNet(nn.Module):
         self.policy = _layer(n_in, num_actions, 0.01)
         self.value = _layer(n_in, 1, 1.0)
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked logits [B, A] and values [B]."""
-        h = self.torso(obs)
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor,
+                prior_block: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits [B, A] and values [B]. Features in bfloat16 go through the first
+        layer in bfloat16 (weights rounded to it, products summed in float32 by the matrix
+        units) and the rest in float32; the prior's block then comes as ``prior_block`` in
+        float32, since it enters the logits directly."""
+        if obs.dtype == torch.bfloat16:
+            first = self.torso[0]
+            h = self.torso[1:](nn.functional.linear(obs, first.weight.to(obs.dtype)).float() + first.bias)
+        else:
+            h = self.torso(obs)
         logits = self.policy(h)
         if self.prior:
-            rel = obs[:, self.prior_offset:]
+            rel = obs[:, self.prior_offset:] if prior_block is None else prior_block
+            if rel.dtype != logits.dtype:
+                raise ValueError(f"the prior's block must be {logits.dtype} (pass prior_block with bfloat16 features)")
             scale = self.prior_log_scale.exp()
             logits = logits + scale[0] * PRIOR_CLIP * rel + scale[1] * (rel >= 0).to(logits.dtype)
         # illegal actions at the float minimum, by adding it: a logit plus the minimum rounds

@@ -261,3 +261,23 @@ def test_loading_a_policy_does_not_draw_from_the_global_generator(tmp_path):
     before = torch.get_rng_state()
     load_checkpoint(str(tmp_path / "p.pt"))
     assert torch.equal(before, torch.get_rng_state())
+
+
+def test_bfloat16_features_go_through_the_first_layer_in_bfloat16_only():
+    """The PPO update's bfloat16 path (update_dtype: bfloat16): the same logits and values
+    as float32 up to the first layer's rounding, the prior's block taken in float32."""
+    obs, mask = _heuristic_positions()
+    torch.manual_seed(0)
+    net = PolicyNet(prior="heuristic")
+    feats = torch.as_tensor(net.features(obs, mask))
+    legal = torch.as_tensor(mask).bool()
+    with torch.no_grad():
+        logits, value = net(feats, legal)
+        prior = feats[:, net.prior_offset:].contiguous()
+        logits16, value16 = net(feats.to(torch.bfloat16), legal, prior)
+    assert logits16.dtype == value16.dtype == torch.float32
+    gap = (logits16 - logits)[legal].abs()
+    assert 0 < gap.max() < 0.05 and (value16 - value).abs().max() < 0.05  # rounded, not another network
+    assert torch.equal(logits16[~legal], logits[~legal])  # illegal actions masked alike
+    with pytest.raises(ValueError, match="prior_block"):
+        net(feats.to(torch.bfloat16), legal)

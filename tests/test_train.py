@@ -358,3 +358,15 @@ def test_the_learning_curve_reads_every_evaluation_of_a_run(tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert curve.main([str(tmp_path / "nosuch"), "--out", str(png)]) == 2
     assert "no run directory" in capsys.readouterr().err
+
+
+def test_a_bfloat16_update_trains_and_resumes_exactly(tmp_path):
+    flags = [*RESUME_FLAGS, "--update-dtype", "bfloat16"]
+    straight = train.main([*flags, "--run-dir", str(tmp_path / "a")])
+    first = train.main([*flags, "--run-dir", str(tmp_path / "b"), "--stop-after", "2"])
+    resumed = train.main(["--resume", first["run_dir"]])
+    assert_same_run(Path(straight["run_dir"]), Path(resumed["run_dir"]))
+    fp32 = train.main([*RESUME_FLAGS, "--run-dir", str(tmp_path / "c")])
+    a, c = load(Path(straight["run_dir"]) / "checkpoint.pt"), load(Path(fp32["run_dir"]) / "checkpoint.pt")
+    assert all(v.dtype == torch.float32 for v in a["net"].values())  # the weights stay float32
+    assert not torch.equal(a["net"]["torso.0.weight"], c["net"]["torso.0.weight"])  # the update did differ
