@@ -16,6 +16,8 @@ come in as tuples of numbers at run time.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -46,10 +48,14 @@ _BLOCKS = ("phase", "num_players", "hand", "played", "trick", "seen_thrown", "tr
  O_BOUNCED, O_VOIDS, O_CALL) = range(len(_BLOCKS))
 
 
+_OFFSETS = tuple(int(_OFF[b]) for b in _BLOCKS)
+
+
 def obs_offsets() -> tuple:
-    return tuple(int(_OFF[b]) for b in _BLOCKS)
+    return _OFFSETS
 
 
+@functools.lru_cache(maxsize=128)  # Rules are frozen; a search or a one-game env calls per decision
 def rule_numbers(rules: Rules) -> tuple:
     r = rules
     return (
