@@ -216,13 +216,6 @@ def action_values(obs, mask, rows, n, R, A, O, uniforms, all_values, out, choice
     single legal action gets it without being valued, and every row's values go to
     ``out[0]`` in turn (``out`` [1, 69] is enough; what it holds afterwards means nothing).
     Returns the index in ``rows`` of the first row without a legal action, or -1."""
-    for i in range(len(rows)):
-        b = rows[i]
-        legal_count = 0
-        for a in range(NUM_ACTIONS):
-            legal_count += mask[b, a] > 0
-        if legal_count == 0:
-            return i
     # per-row scratch (reused)
     score = np.zeros(7, np.int64)
     tricks = np.zeros(7, np.int64)
@@ -271,11 +264,24 @@ def value_rows(obs, mask, rows, n, R, A, O, uniforms, all_values, out, choice, s
     (score, tricks, active, in_round, trick_played, joiner, bounced, voids, call, holding, live, q, higher,
      unseen_suit, slots, valid, p6, w6, rest, dist, table, table2, Qs, logmiss, factor, aim, counts,
      free_above, total_beaten, per_trick, per_hand, allowed) = scratch
+    for p in range(n, 7):  # seats the table does not have (their blocks are all 0), once
+        score[p] = 0
+        tricks[p] = 0
+        active[p] = False
+        in_round[p] = False
+        trick_played[p] = False
+        joiner[p] = False
+        bounced[p] = False
+        for s in range(4):
+            voids[p, s] = False
+        call[p] = -2
     for i in range(len(rows)):
         b = rows[i]
         legal_count = 0
         for a in range(NUM_ACTIONS):
             legal_count += mask[b, a] > 0
+        if legal_count == 0:
+            return i
         if legal_count == 1 and not all_values:
             for a in range(NUM_ACTIONS):
                 if mask[b, a] > 0:
@@ -297,17 +303,6 @@ def value_rows(obs, mask, rows, n, R, A, O, uniforms, all_values, out, choice, s
         leader = one_hot(obs, b, O[O_LEADER], 7, -1)
         trick_winning = one_hot(obs, b, O[O_TRICK_WINNING], 7, -1)
         thrower = one_hot(obs, b, O[O_THROWER], 7, -1)
-        for p in range(n, 7):  # seats the table does not have: their blocks are all 0
-            score[p] = 0
-            tricks[p] = 0
-            active[p] = False
-            in_round[p] = False
-            trick_played[p] = False
-            joiner[p] = False
-            bounced[p] = False
-            for s in range(4):
-                voids[p, s] = False
-            call[p] = -2
         for p in range(n):
             score[p] = np.int64(np.rint(obs[b, O[O_SCORE] + p] * np.float32(12.0)))
             tricks[p] = np.int64(np.rint(obs[b, O[O_TRICKS] + p] * np.float32(6)))
