@@ -204,6 +204,13 @@ class HeuristicAgent(Agent):
                              "seat's turn)")
         return (out if all_values else None), best
 
+    def kernel_numbers(self, rules: Rules) -> tuple:
+        """``(rules numbers, parameters, observation offsets, bid uniforms)``: this bot as
+        :func:`agents.heuristic_kernels.value_rows` takes it, for ``rules`` (or the bot's
+        own rules when it was given some) -- for compiled loops that play it (pimc's
+        playouts)."""
+        return HK.rule_numbers(self.rules if self.rules is not None else rules), self._numbers(), HK.obs_offsets(), self.uniforms
+
     def _numbers(self) -> tuple:
         """The bot's parameters as the kernels read them (order: heuristic_kernels.A_*)."""
         return (self.win_value, self.neg_extra, self.elim_value, self.control, self.bid_margin, self.block,

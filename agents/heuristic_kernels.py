@@ -209,14 +209,9 @@ def has(h, c):
 
 
 @njit(cache=True, nogil=True)
-def action_values(obs, mask, rows, n, R, A, O, uniforms, all_values, out, choice):
-    """out [k, 69]: the heuristic's values of every action (-inf where illegal, mask > 0
-    legal) for the k rows ``rows`` of ``obs`` (one rules group with ``n`` players);
-    choice [k] their argmax (the first of equal maxima). Without ``all_values`` only ``choice`` is wanted: a row with a
-    single legal action gets it without being valued, and every row's values go to
-    ``out[0]`` in turn (``out`` [1, 69] is enough; what it holds afterwards means nothing).
-    Returns the index in ``rows`` of the first row without a legal action, or -1."""
-    # per-row scratch (reused)
+def new_scratch(bid_samples):
+    """The per-row arrays of :func:`value_rows` (reused row after row; ``bid_samples``: the
+    bid Monte Carlo's sample count)."""
     score = np.zeros(7, np.int64)
     tricks = np.zeros(7, np.int64)
     active = np.zeros(7, np.bool_)
@@ -244,14 +239,25 @@ def action_values(obs, mask, rows, n, R, A, O, uniforms, all_values, out, choice
     factor = np.ones(4)
     aim = np.zeros((8, 7))
     counts = np.zeros(7)
-    free_above = np.zeros(uniforms.shape[1], np.int32)  # per bid sample: higher unseen cards not yet matched
-    total_beaten = np.zeros(uniforms.shape[1], np.int32)
+    free_above = np.zeros(bid_samples, np.int32)  # per bid sample: higher unseen cards not yet matched
+    total_beaten = np.zeros(bid_samples, np.int32)
     per_trick = np.zeros(4, np.int64)
     per_hand = np.zeros(4, np.int64)
     allowed = np.zeros(4, np.int64)
-    scratch = (score, tricks, active, in_round, trick_played, joiner, bounced, voids, call, holding, live,
-               q, higher, unseen_suit, slots, valid, p6, w6, rest, dist, table, table2, Qs, logmiss, factor,
-               aim, counts, free_above, total_beaten, per_trick, per_hand, allowed)
+    return (score, tricks, active, in_round, trick_played, joiner, bounced, voids, call, holding, live,
+            q, higher, unseen_suit, slots, valid, p6, w6, rest, dist, table, table2, Qs, logmiss, factor,
+            aim, counts, free_above, total_beaten, per_trick, per_hand, allowed)
+
+
+@njit(cache=True, nogil=True)
+def action_values(obs, mask, rows, n, R, A, O, uniforms, all_values, out, choice):
+    """out [k, 69]: the heuristic's values of every action (-inf where illegal, mask > 0
+    legal) for the k rows ``rows`` of ``obs`` (one rules group with ``n`` players);
+    choice [k] their argmax (the first of equal maxima). Without ``all_values`` only ``choice`` is wanted: a row with a
+    single legal action gets it without being valued, and every row's values go to
+    ``out[0]`` in turn (``out`` [1, 69] is enough; what it holds afterwards means nothing).
+    Returns the index in ``rows`` of the first row without a legal action, or -1."""
+    scratch = new_scratch(uniforms.shape[1])
     return value_rows(obs, mask, rows, n, R, A, O, uniforms, all_values, out, choice, scratch)
 
 

@@ -45,14 +45,17 @@ from redbeard_env.cards import NUM_CARDS, PASS, suit_of
 from redbeard_env.game import JOIN_STATES, NO_CALL, PHASE_NAMES, Game
 from redbeard_env.rules import HAND_SIZE, Rules
 from redbeard_env.vector import VectorEnv
+from redbeard_env.vector_kernels import GAME
 
+from . import playout_kernels as PK
 from .base import Agent, check_masks
 from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
-from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, score_utility
+from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, HeuristicAgent, score_utility
 from .registry import make_agent, register
 
 CARD_SUITS = suit_of(np.arange(NUM_CARDS))  # the suit of every card id
 SEARCH_PHASES = ("bid", "ask", "join", "play")  # redeal, look and duels: the rollout bot decides
+MAX_PLAYOUT_STEPS = 400  # decisions to a round's end: far more than any round takes
 COPY_FROM = 128  # sampled worlds per search from which the engine is copied per candidate (see _play_out)
 
 
@@ -363,6 +366,8 @@ class PimcAgent(Agent):
         each candidate index."""
         templates, row, owners, stock_sizes = deals
         C, W = first.shape
+        if type(self.policy) is HeuristicAgent:  # the compiled playouts (agents.playout_kernels)
+            return self._play_out_compiled(deals, first, rules, n)
         if W >= COPY_FROM:
             slots = [(np.full(W, c), np.arange(W)) for c in range(C)]  # per engine: candidate, world
         else:
@@ -418,8 +423,30 @@ class PimcAgent(Agent):
                 if env.halted[firsts[e] >= 0].all():
                     running.remove(e)
             step += 1
-            if step > 400:
+            if step > MAX_PLAYOUT_STEPS:
                 raise RuntimeError("pimc: a playout did not reach the round's end")
+        return {"scores": scores, "winner": winner, "eliminated": eliminated}
+
+    def _play_out_compiled(self, deals: tuple, first: np.ndarray, rules: Rules, n: int) -> dict:
+        """:meth:`_play_out` for the heuristic rollout bot: the worlds loaded once, each
+        (candidate, world) played to its round's end by :func:`agents.playout_kernels.play_out`
+        (same results, no per-step Python)."""
+        templates, row, owners, stock_sizes = deals
+        C, W = first.shape
+        env = self._engine(rules, n, W)
+        env.load_deals(templates, row, owners, stock_sizes, stop_at_round_end=True)
+        _, raw, dq, params, layout, prefix, rng = env.kernel_state()
+        work_raw = np.zeros((1, raw.shape[1]), np.uint8)
+        scores = np.zeros((C, W, n), np.int64)
+        winner = np.full((C, W), -1, np.int64)
+        eliminated = np.zeros((C, W, n), np.bool_)
+        bad = PK.play_out(raw, work_raw, work_raw.view(GAME)[:, 0], dq, params, layout, prefix, rng,
+                          np.ascontiguousarray(first, dtype=np.int64), *self.policy.kernel_numbers(rules), MAX_PLAYOUT_STEPS, scores, winner, eliminated)
+        if bad >= 0:
+            c, w = divmod(bad, W)
+            raise ValueError(f"pimc: candidate action {int(first[c, w])} is illegal in sampled world {w}")
+        if bad < -1:
+            raise RuntimeError("pimc: a playout did not reach the round's end")
         return {"scores": scores, "winner": winner, "eliminated": eliminated}
 
     def _values(self, res: dict, view: ObsBatch, rep: np.ndarray, rules: Rules) -> np.ndarray:

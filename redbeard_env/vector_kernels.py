@@ -946,32 +946,41 @@ def deal_pending(g, P, dq, rng):
         start_round(g, P)
 
 
+@rule
+def advance_game(g, P, dq, rng, action):
+    """One decision in game ``g`` (the action already checked) and everything automatic
+    after it up to the round's scoring or the game's end; returns whether the game ended
+    in this step (reported once). A slot loaded with ``stop_at_round_end`` halts (phase
+    done) after its round's scoring or the game's end. The one step of the batch path:
+    :func:`step_games` and compiled loops outside this module (a search's playouts) run
+    games through it."""
+    clear_outputs(g)
+    was_halted = g.phase == DONE_PH
+    if not was_halted:
+        apply_action(g, P, action)
+    fin = (g.terminated or g.truncated) and not was_halted
+    if g.phase == START_DUEL:
+        deal_pending(g, P, dq, rng)
+    if g.stop_round and (g.r_over or fin or g.phase == START_ROUND):
+        g.phase = DONE_PH
+        g.to_act = -1
+    return fin
+
+
 @njit(cache=True, nogil=True)
 def step_games(G, DQ, P, L, prefix, rng, actions, R, obs, mask):
     """One decision in every game (actions already checked by :func:`first_illegal`),
     then each game's report, auto-reset, next observation and mask."""
     for b in range(len(actions)):
         g = G[b]
-        clear_outputs(g)
-        was_halted = g.phase == DONE_PH
-        if not was_halted:
-            apply_action(g, P, actions[b])
-        fin = (g.terminated or g.truncated) and not was_halted  # report an ending once
+        fin = advance_game(g, P, DQ[b], rng, actions[b])
         R.terminated[b] = g.terminated and fin
         R.truncated[b] = g.truncated and fin
         R.winner[b] = g.winner if R.terminated[b] else -1
         for s in range(P[P_N]):
             R.score[b, s] = g.scores[s]
         R.rounds[b] = g.rounds_played
-        if g.phase == START_DUEL:
-            deal_pending(g, P, DQ[b], rng)
-        if g.stop_round:
-            # a slot loaded with stop_at_round_end halts after its round's scoring or the game's end
-            if g.r_over or fin or g.phase == START_ROUND:
-                g.phase = DONE_PH
-                g.to_act = -1
-            fin = False
-        if fin and P[P_AUTO_RESET]:
+        if fin and P[P_AUTO_RESET] and not g.stop_round:
             g.dq_len = 0
             new_game(g, P, randbelow(rng, P[P_N]), R.score[b], False)
         deal_pending(g, P, DQ[b], rng)

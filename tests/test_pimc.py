@@ -19,6 +19,7 @@ import pytest
 
 from agents import decode_batch, make_agent, rules_from_obs
 from agents import pimc as pimc_module
+from agents.heuristic import HeuristicAgent
 from agents.pimc import PimcAgent, hand_sizes, sample_owners, sampled_worlds, world_templates
 from redbeard_env import game as G
 from redbeard_env.observation import encode
@@ -170,15 +171,25 @@ def test_load_deals_refuses_bad_input_before_changing_anything():
 
 
 # ---------------------------------------------------------------- playouts
+class BatchedHeuristic(HeuristicAgent):
+    """The heuristic as any rollout bot is played: pimc's batched playouts (a ``VectorEnv``
+    step for all of them, ``act_batch`` on the rows with a choice), not the compiled loop
+    that plays the heuristic itself."""
+
+
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("copy_from", [1, 10**9], ids=["engine_copies", "one_engine"])
+@pytest.mark.parametrize("path", ["compiled", "engine_copies", "one_engine"])
 @pytest.mark.parametrize("n", PLAYERS)
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_playouts_end_like_the_reference_engine(preset, n, copy_from, monkeypatch):
+def test_playouts_end_like_the_reference_engine(preset, n, path, monkeypatch):
     """Every (world, candidate) playout ends on the scores, winner and eliminations game.py
-    reaches from the same world with the same first action and the same rollout bot."""
-    monkeypatch.setattr(pimc_module, "COPY_FROM", copy_from)
+    reaches from the same world with the same first action and the same rollout bot -- in
+    the compiled playouts of the heuristic and in the batched ones of any rollout bot (on
+    one engine, or on copies of it per candidate)."""
+    monkeypatch.setattr(pimc_module, "COPY_FROM", 1 if path == "engine_copies" else 10**9)
     bot = PimcAgent(samples=3, max_actions=3, seed=0)
+    if path != "compiled":
+        bot.policy = BatchedHeuristic()
     rng = np.random.default_rng(7 * n)
     checked = 0
     for g in _searched_states(preset, n, 3, seed=n + 11 * len(preset)):
@@ -211,6 +222,27 @@ def test_playouts_end_like_the_reference_engine(preset, n, copy_from, monkeypatc
                 assert set(np.flatnonzero(res["eliminated"][c, w]).tolist()) == gone
                 checked += 1
     assert checked >= 12
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("preset,n", [("classic", 4), ("fem_opp", 3), ("raudskjegg", 5), ("wikipedia", 7)])
+def test_compiled_and_batched_playouts_search_alike(preset, n):
+    """The heuristic's compiled playouts and the batched ones of any rollout bot give pimc the
+    same decisions (and the same per-playout results: above); an illegal first action is a
+    ValueError in both."""
+    games = _searched_states(preset, n, 6, seed=5 * n)
+    obs = np.stack([encode(g, g.to_act) for g in games])
+    mask = np.stack([_mask(g) for g in games])
+    compiled = PimcAgent(samples=6, seed=1)
+    batched = PimcAgent(samples=6, seed=1)
+    batched.policy = BatchedHeuristic()
+    assert np.array_equal(compiled.act_batch(obs, mask), batched.act_batch(obs, mask))
+    g = games[0]
+    obs1, mask1, view, rules, sizes, owners, worlds = _worlds(g, 2, np.random.default_rng(0))
+    illegal = int(np.flatnonzero(mask1[0] == 0)[0])
+    for bot in (compiled, batched):
+        with pytest.raises(ValueError, match="illegal"):
+            bot._play_out(_deals(view, mask1, owners, 2, rules), np.full((1, 2), illegal), rules, n)
 
 
 def test_playout_values_worked_out():

@@ -1,0 +1,68 @@
+"""``redbeard_env.jit_cache``: the on-disk cache of a compiled function that calls compiled
+functions of another file goes stale when that other file changes (numba alone would
+keep running the old code), and stays valid while nothing changes.
+
+Two throwaway modules in a temporary directory, each run in a fresh interpreter (the
+cache is what carries over between processes): ``dep.py`` compiles ``f``, ``main.py``
+compiles ``g``, which calls ``f``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+MAIN = """
+from numba import njit
+import dep
+{hook}
+
+@njit(cache=True)
+def g(x):
+    return dep.f(x) + 1000
+"""
+DEP = """
+from numba import njit
+
+@njit(cache=True)
+def f(x):
+    return x * {factor}
+"""
+RUN = "import main; print(main.g(2)); print(len(main.g.stats.cache_hits))"
+
+
+def _run(tmp: Path) -> tuple[int, int]:
+    env = dict(os.environ, PYTHONPATH=f"{tmp}{os.pathsep}{ROOT}", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("NUMBA_CACHE_DIR", None)
+    out = subprocess.run([sys.executable, "-c", RUN], cwd=tmp, env=env, capture_output=True, text=True, check=True)
+    value, hits = out.stdout.split()
+    return int(value), int(hits)
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(textwrap.dedent(text))
+    # a new mtime even within the file system's time resolution (numba's own check)
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+
+
+@pytest.mark.parametrize("hooked", [True, False], ids=["cache_with", "numba_alone"])
+def test_a_changed_dependency_makes_the_cache_stale(tmp_path, hooked):
+    hook = "from redbeard_env.jit_cache import cache_with\nassert cache_with(__file__, dep)" if hooked else ""
+    _write(tmp_path / "main.py", MAIN.format(hook=hook))
+    _write(tmp_path / "dep.py", DEP.format(factor=3))
+    assert _run(tmp_path) == (1006, 0)  # compiled: 2 * 3 + 1000
+    assert _run(tmp_path) == (1006, 1)  # nothing changed: from the cache
+    _write(tmp_path / "dep.py", DEP.format(factor=5))
+    value, _ = _run(tmp_path)
+    if hooked:
+        assert value == 1010  # recompiled with the new f: 2 * 5 + 1000
+    else:
+        assert value == 1006  # numba alone: g's cache still holds the old f (why the hook exists)
