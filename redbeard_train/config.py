@@ -159,6 +159,12 @@ class Config:
     Sortskæg: the round's points against the others' mean)."""
     shaping_coef: Number = 0.5
     """Weight of the shaped reward."""
+    start_scores: Counts = field(default_factory=list)
+    """Rödskägg: [LO, HI] starts a share (start_scores_share) of the training games with each seat on a score
+    drawn uniformly from LO..HI instead of the start score: more of the decisions near 0, where games are won
+    (following along from 2 points, the last contracts). [] = off. Evaluations play ordinary games."""
+    start_scores_share: Number = 0.5
+    """Share of the training games that start_scores starts near 0, in [0, 1]."""
     opponents: Texts = field(default_factory=lambda: ["heuristic"])
     """Agent specs in the opponent pool (e.g. heuristic, pimc:samples=16, ppo:classic_4p)."""
     self_play_frac: Number = 0.2
@@ -313,6 +319,14 @@ def check_config(cfg: Config) -> Config:
         info.make_rules(cfg.rules, **cfg.overrides)
     except ValueError as exc:
         _fail("overrides", cfg.overrides, str(exc))
+    if cfg.start_scores:
+        start = getattr(info.make_rules(cfg.rules, **cfg.overrides), "start_score", None)
+        if start is None:
+            _fail("start_scores", cfg.start_scores, f"is Rödskägg's (scores counting down to 0); game {cfg.game!r} has none")
+        if len(cfg.start_scores) != 2 or not 1 <= cfg.start_scores[0] <= cfg.start_scores[1] <= start:
+            _fail("start_scores", cfg.start_scores, f"must be [LO, HI] with 1 <= LO <= HI <= the start score ({start}), "
+                  "or [] (off)")
+    fraction("start_scores_share")
     if not cfg.players:
         _fail("players", cfg.players, "must name at least one player count")
     lo, hi = info.player_range

@@ -117,7 +117,7 @@ class Arena:
         self.n = num_players
         self.game = cfg.game
         info = game_info(cfg.game)
-        rules = info.make_rules(cfg.rules, **cfg.overrides)
+        self.rules = rules = info.make_rules(cfg.rules, **cfg.overrides)
         self.start_score = float(getattr(rules, "start_score", 0))  # Rödskägg's distance to zero
         if venv is not None:  # restored from a checkpoint: the arrays follow
             self.venv, self.B = venv, venv.num_envs
@@ -141,6 +141,21 @@ class Arena:
         seats = rng.integers(self.n, size=len(games))
         self.learner[games, seats] = True
         self.learner[games[opp == 0]] = True  # self-play: every seat is the learner
+
+    def start_near_zero(self, games: np.ndarray, rng: np.random.Generator, low: int, high: int, share: float) -> None:
+        """Start a ``share`` of ``games`` (new games, at the start score) again with each seat
+        on a score drawn from ``low..high`` (config ``start_scores``): reference games
+        loaded into their slots, dealt from ``rng``."""
+        from redbeard_env import game as G
+
+        pick = games[rng.random(len(games)) < share]
+        if not len(pick):
+            return
+        scores = rng.integers(low, high + 1, size=(len(pick), self.n))
+        new = [G.new_game(self.rules, self.n, rng, scores=[int(x) for x in row]) for row in scores]
+        obs, mask, seat = self.venv.load_games(new, pick)
+        self.obs[pick], self.mask[pick], self.seat[pick] = obs[pick], mask[pick], seat[pick]
+        self.prev_distance[pick] = np.abs(scores)
 
     def round_gain(self, info: dict, rounds: np.ndarray) -> np.ndarray:
         """float32 [len(rounds), n]: each seat's progress in the rounds just scored (the

@@ -172,6 +172,8 @@ class RolloutWorker:
             self.episodes += len(done)
             arena.prev_distance[done] = abs(arena.start_score)
             arena.assign(done, self.pool_rng, self.pool)
+            if cfg.start_scores:
+                arena.start_near_zero(done, self.pool_rng, *cfg.start_scores, cfg.start_scores_share)
 
     # ------------------------------------------------------------------ checkpoints
     def state(self) -> dict:

@@ -82,6 +82,11 @@ BAD_VALUES = [  # (flags, field named in the message, what the message says is a
     (["--device", "tpu"], "device", "cpu"),
     (["--exp-name", "a/b"], "exp_name", "path separators"),
     (["--init-from", "no_such_policy.pt"], "init_from", "no PPO checkpoint"),
+    (["--start-scores", "0", "3"], "start_scores", r"1 <= LO <= HI"),
+    (["--start-scores", "3", "2"], "start_scores", r"1 <= LO <= HI"),
+    (["--start-scores", "2"], "start_scores", r"\[LO, HI\]"),
+    (["--overrides", "start_score=6", "--start-scores", "2", "7"], "start_scores", r"start score \(6\)"),
+    (["--start-scores-share", "1.5"], "start_scores_share", r"\[0, 1\]"),
 ]
 
 
@@ -358,6 +363,35 @@ def test_the_learning_curve_reads_every_evaluation_of_a_run(tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert curve.main([str(tmp_path / "nosuch"), "--out", str(png)]) == 2
     assert "no run directory" in capsys.readouterr().err
+
+
+def test_games_started_near_zero(tmp_path):
+    """``start_scores``: a share of the new games start with each seat on a score drawn from
+    LO..HI -- the engine holds that game, the arena its observation, mask, seat and the
+    shaped reward's distance -- and a run with it resumes exactly."""
+    from redbeard_train.pool import Arena
+
+    cfg = train.load_config("smoke")
+    arena = Arena(cfg, 4, 64, seed=0)
+    rng = np.random.default_rng(0)
+    before = arena.venv.scores.copy()
+    arena.start_near_zero(np.arange(32), rng, 1, 3, share=0.0)
+    assert np.array_equal(arena.venv.scores, before)  # share 0: untouched
+    games = np.arange(0, 64, 2)
+    arena.start_near_zero(games, rng, 1, 3, share=1.0)
+    scores = arena.venv.scores
+    assert ((scores[games] >= 1) & (scores[games] <= 3)).all() and len(np.unique(scores[games])) == 3
+    assert np.array_equal(scores[1::2], before[1::2])  # the other games are left as they were
+    assert np.array_equal(arena.prev_distance[games], np.abs(scores[games]))
+    assert np.array_equal(arena.obs, arena.venv.observe()) and np.array_equal(arena.seat, arena.venv.to_act)
+    flags = [*RESUME_FLAGS, "--start-scores", "1", "2", "--start-scores-share", "0.5"]
+    straight = train.main([*flags, "--run-dir", str(tmp_path / "a")])
+    first = train.main([*flags, "--run-dir", str(tmp_path / "b"), "--stop-after", "2"])
+    resumed = train.main(["--resume", first["run_dir"]])
+    assert_same_run(Path(straight["run_dir"]), Path(resumed["run_dir"]))
+    plain = train.main([*RESUME_FLAGS, "--run-dir", str(tmp_path / "c")])
+    a, c = load(Path(straight["run_dir"]) / "checkpoint.pt"), load(Path(plain["run_dir"]) / "checkpoint.pt")
+    assert not torch.equal(a["net"]["torso.0.weight"], c["net"]["torso.0.weight"])  # other games were played
 
 
 def test_a_bfloat16_update_trains_and_resumes_exactly(tmp_path):
