@@ -1,11 +1,12 @@
-"""First-use compile time of the numba kernels (batch engine, heuristic) and their load
+"""First-use compile time of the numba kernels (batch engine, heuristic, pimc's playouts) and their load
 time from numba's on-disk cache, each in a fresh process with an empty cache directory.
 
     python benchmarks/compile_time.py
 
 Prints CPU and wall seconds of: importing and first using the batch engine (reset, step,
-observe, random_legal_actions), then the heuristic (action_values), with an empty cache;
-then the same in a new process that finds the cache. Nothing is asserted.
+observe, random_legal_actions), then the heuristic (action_values), then pimc's compiled
+playouts (one search), with an empty cache; then the same in a new process that finds the
+cache. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ c, w = time.process_time(), time.perf_counter()
 from agents.heuristic import HeuristicAgent
 HeuristicAgent().act_batch(obs, mask)
 out["heuristic"] = (time.process_time() - c, time.perf_counter() - w)
+c, w = time.process_time(), time.perf_counter()
+from agents.pimc import PimcAgent
+bot, rng = PimcAgent(samples=2), np.random.default_rng(0)
+while bot.decisions == 0:  # until a searched decision (auction or card play) came up
+    obs, mask, *_ = venv.step(random_legal_actions(mask, rng))
+    bot.act_batch(obs, mask)
+out["pimc playouts"] = (time.process_time() - c, time.perf_counter() - w)
 print(json.dumps(out))
 """
 
@@ -52,7 +60,7 @@ def main() -> None:
     print(f"source {ROOT}")
     print(f"{'':34s}{'CPU s':>8s}{'wall s':>8s}")
     for label, res in (("first use (empty cache)", first), ("next process (cached)", cached)):
-        for part in ("engine", "heuristic"):
+        for part in ("engine", "heuristic", "pimc playouts"):
             cpu, wall = res[part]
             print(f"{label + ', ' + part:34s}{cpu:8.1f}{wall:8.1f}")
 
