@@ -13,8 +13,9 @@ Why: the batched playout (a ``VectorEnv`` step for all playouts, then the heuris
 rows with a choice) spends most of its time between those calls -- in Python, in numpy
 gathers and masks, and in stepping slots whose round already ended (about 40 % of a
 playout batch's slot-steps) -- where this loop keeps one game record and one observation
-row in the cache until its round ends. Both give the same results (the playouts draw
-nothing from a generator before their round ends; ``tests/test_pimc.py`` compares them).
+row in the cache until its round ends. Both give the same results (a playout halts at its
+round's scoring, before any deal its result could depend on, so the order in which
+playouts use the engine's generator does not matter; ``tests/test_pimc.py`` compares them).
 
 Its compiled code joins the engine's and the heuristic's files, so its on-disk cache is
 stamped with all three (:func:`redbeard_env.jit_cache.cache_with`).
