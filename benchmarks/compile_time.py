@@ -58,11 +58,11 @@ def main() -> None:
         first = run(cache)
         cached = run(cache)
     print(f"source {ROOT}")
-    print(f"{'':34s}{'CPU s':>8s}{'wall s':>8s}")
+    print(f"{'':40s}{'CPU s':>8s}{'wall s':>8s}")
     for label, res in (("first use (empty cache)", first), ("next process (cached)", cached)):
         for part in ("engine", "heuristic", "pimc playouts"):
             cpu, wall = res[part]
-            print(f"{label + ', ' + part:34s}{cpu:8.1f}{wall:8.1f}")
+            print(f"{label + ', ' + part:40s}{cpu:8.1f}{wall:8.1f}")
 
 
 if __name__ == "__main__":
