@@ -368,7 +368,7 @@ def test_the_learning_curve_reads_every_evaluation_of_a_run(tmp_path, capsys):
 def test_games_started_near_zero(tmp_path):
     """``start_scores``: a share of the new games start with each seat on a score drawn from
     LO..HI -- the engine holds that game, the arena its observation, mask, seat and the
-    shaped reward's distance -- and a run with it resumes exactly."""
+    shaped reward's distance -- and a run with it resumes exactly (and plays other games)."""
     from redbeard_train.pool import Arena
 
     cfg = train.load_config("smoke")
@@ -384,23 +384,24 @@ def test_games_started_near_zero(tmp_path):
     assert np.array_equal(scores[1::2], before[1::2])  # the other games are left as they were
     assert np.array_equal(arena.prev_distance[games], np.abs(scores[games]))
     assert np.array_equal(arena.obs, arena.venv.observe()) and np.array_equal(arena.seat, arena.venv.to_act)
-    flags = [*RESUME_FLAGS, "--start-scores", "1", "2", "--start-scores-share", "0.5"]
+    resumes_exactly_and_differs(tmp_path, ["--start-scores", "1", "2", "--start-scores-share", "0.5"])
+
+
+def resumes_exactly_and_differs(tmp_path: Path, option: list[str]) -> dict:
+    """A short run with ``option``: stopped and resumed it ends to the bit like a straight
+    run, and its weights differ from the same run without the option. Returns the straight
+    run's checkpoint."""
+    flags = [*RESUME_FLAGS, *option]
     straight = train.main([*flags, "--run-dir", str(tmp_path / "a")])
     first = train.main([*flags, "--run-dir", str(tmp_path / "b"), "--stop-after", "2"])
     resumed = train.main(["--resume", first["run_dir"]])
     assert_same_run(Path(straight["run_dir"]), Path(resumed["run_dir"]))
     plain = train.main([*RESUME_FLAGS, "--run-dir", str(tmp_path / "c")])
     a, c = load(Path(straight["run_dir"]) / "checkpoint.pt"), load(Path(plain["run_dir"]) / "checkpoint.pt")
-    assert not torch.equal(a["net"]["torso.0.weight"], c["net"]["torso.0.weight"])  # other games were played
+    assert not torch.equal(a["net"]["torso.0.weight"], c["net"]["torso.0.weight"])  # the option did something
+    return a
 
 
 def test_a_bfloat16_update_trains_and_resumes_exactly(tmp_path):
-    flags = [*RESUME_FLAGS, "--update-dtype", "bfloat16"]
-    straight = train.main([*flags, "--run-dir", str(tmp_path / "a")])
-    first = train.main([*flags, "--run-dir", str(tmp_path / "b"), "--stop-after", "2"])
-    resumed = train.main(["--resume", first["run_dir"]])
-    assert_same_run(Path(straight["run_dir"]), Path(resumed["run_dir"]))
-    fp32 = train.main([*RESUME_FLAGS, "--run-dir", str(tmp_path / "c")])
-    a, c = load(Path(straight["run_dir"]) / "checkpoint.pt"), load(Path(fp32["run_dir"]) / "checkpoint.pt")
+    a = resumes_exactly_and_differs(tmp_path, ["--update-dtype", "bfloat16"])
     assert all(v.dtype == torch.float32 for v in a["net"].values())  # the weights stay float32
-    assert not torch.equal(a["net"]["torso.0.weight"], c["net"]["torso.0.weight"])  # the update did differ
