@@ -71,7 +71,7 @@ def play_out(raw, work_raw, work, DQ, P, L, prefix, rng, first, R, A, O, uniform
                     return -2 - (c * W + w)
                 VK.legal_mask(g, P, mask[0])
                 if step == 0:
-                    if mask[0, action] == 0:
+                    if action >= NUM_ACTIONS or mask[0, action] == 0:
                         return c * W + w
                 else:
                     legal, action = 0, -1

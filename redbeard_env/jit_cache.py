@@ -11,8 +11,8 @@ wraps numba's own locator (where the cache lives, unchanged) and stamps the cach
 digest of every file's content.
 
 The hook is numba's list of cache locators (``numba.core.caching.CacheImpl``); if a numba
-version lacks it, :func:`cache_with` returns False and the caller compiles without a cache
-(correct, only slower to start).
+version lacks it, or ``NUMBA_CACHE_LOCATOR_CLASSES`` replaces that list, :func:`cache_with`
+returns False and the caller compiles without a cache (correct, only slower to start).
 """
 
 from __future__ import annotations
@@ -78,6 +78,10 @@ def cache_with(module_file: str, *dependencies: types.ModuleType) -> bool:
     the top of the module). Returns whether the hook is in place (else: compile with
     ``cache=False``)."""
     if _LOCATORS is None:
+        return False
+    from numba.core import config
+
+    if getattr(config, "CACHE_LOCATOR_CLASSES", None):  # numba then ignores its locator list, and so ours
         return False
     if _DependentLocator not in _LOCATORS:
         _LOCATORS.insert(0, _DependentLocator)

@@ -162,7 +162,8 @@ class Config:
     start_scores: Counts = field(default_factory=list)
     """Rödskägg: [LO, HI] starts a share (start_scores_share) of the training games with each seat on a score
     drawn uniformly from LO..HI instead of the start score: more of the decisions near 0, where games are won
-    (following along from 2 points, the last contracts). [] = off. Evaluations play ordinary games."""
+    (following along from 2 points, the last contracts). [] = off. The first games of a run start at the start
+    score; every game counts alike in the opponent pool's win rates; evaluations play ordinary games."""
     start_scores_share: Number = 0.5
     """Share of the training games that start_scores starts near 0, in [0, 1]."""
     opponents: Texts = field(default_factory=lambda: ["heuristic"])

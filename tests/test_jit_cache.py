@@ -64,5 +64,19 @@ def test_a_changed_dependency_makes_the_cache_stale(tmp_path, hooked):
     value, _ = _run(tmp_path)
     if hooked:
         assert value == 1010  # recompiled with the new f: 2 * 5 + 1000
+    elif value == 1010:
+        pytest.skip("this numba notices a changed dependency by itself: jit_cache is no longer needed")
     else:
         assert value == 1006  # numba alone: g's cache still holds the old f (why the hook exists)
+
+
+def test_no_hook_when_numba_is_told_other_locators(tmp_path):
+    """``NUMBA_CACHE_LOCATOR_CLASSES`` replaces numba's locator list, and so the hook:
+    cache_with then says so (its callers compile without a cache) instead of leaving a
+    cache that only its own file stamps."""
+    code = "import redbeard_env.jit_cache as j; print(j.cache_with(j.__file__))"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    plain = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    told = subprocess.run([sys.executable, "-c", code], env={**env, "NUMBA_CACHE_LOCATOR_CLASSES": "InTreeCacheLocator"},
+                          capture_output=True, text=True, check=True)
+    assert plain.stdout.split() == ["True"] and told.stdout.split() == ["False"]
