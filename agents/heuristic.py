@@ -209,7 +209,8 @@ class HeuristicAgent(Agent):
         :func:`agents.heuristic_kernels.value_rows` takes it, for ``rules`` (or the bot's
         own rules when it was given some) -- for compiled loops that play it (pimc's
         playouts)."""
-        return HK.rule_numbers(self.rules if self.rules is not None else rules), self._numbers(), HK.obs_offsets(), self.uniforms
+        rules = self.rules if self.rules is not None else rules
+        return HK.rule_numbers(rules), self._numbers(), HK.obs_offsets(), self.uniforms
 
     def _numbers(self) -> tuple:
         """The bot's parameters as the kernels read them (order: heuristic_kernels.A_*)."""

@@ -382,22 +382,17 @@ class PimcAgent(Agent):
         winner = np.full((C, W), -1, np.int64)
         eliminated = np.zeros((C, W, n), bool)
         running = list(range(len(envs)))
-        act_rows = getattr(self.policy, "act_rows", None)  # a bot that can value rows in place
         step = 0
         while running:
             actions = {e: states[e][1].argmax(1) for e in running}  # the first legal action (halted: ignored)
             if step == 0:
                 for e in running:
                     actions[e] = np.where(firsts[e] >= 0, firsts[e], actions[e])
-            else:  # the rollout bot for every real choice of every engine
+            else:  # the rollout bot for every real choice of every engine, in one call
                 asks = {e: np.flatnonzero((firsts[e] >= 0) & (np.count_nonzero(states[e][1], 1) > 1))
                         for e in running}
                 total = sum(len(a) for a in asks.values())
-                if total and act_rows is not None:  # the asked rows where they are, engine by engine
-                    for e in running:
-                        if len(asks[e]):
-                            actions[e][asks[e]] = act_rows(states[e][0], states[e][1], asks[e])
-                elif total:  # gathered from every engine, in one call
+                if total:
                     o = np.empty((total, states[0][0].shape[1]), np.float32)
                     m = np.empty((total, states[0][1].shape[1]), np.int8)
                     at = 0
@@ -435,13 +430,14 @@ class PimcAgent(Agent):
         C, W = first.shape
         env = self._engine(rules, n, W)
         env.load_deals(templates, row, owners, stock_sizes, stop_at_round_end=True)
-        _, raw, dq, params, layout, prefix, rng = env.kernel_state()
+        raw, dq, params, layout, prefix, rng = env.kernel_state()
         work_raw = np.zeros((1, raw.shape[1]), np.uint8)
         scores = np.zeros((C, W, n), np.int64)
         winner = np.full((C, W), -1, np.int64)
         eliminated = np.zeros((C, W, n), np.bool_)
         bad = PK.play_out(raw, work_raw, work_raw.view(GAME)[:, 0], dq, params, layout, prefix, rng,
-                          np.ascontiguousarray(first, dtype=np.int64), *self.policy.kernel_numbers(rules), MAX_PLAYOUT_STEPS, scores, winner, eliminated)
+                          np.ascontiguousarray(first, dtype=np.int64), *self.policy.kernel_numbers(rules),
+                          MAX_PLAYOUT_STEPS, scores, winner, eliminated)
         if bad >= 0:
             c, w = divmod(bad, W)
             raise ValueError(f"pimc: candidate action {int(first[c, w])} is illegal in sampled world {w}")

@@ -212,11 +212,11 @@ class VectorEnv:
         return self._raw.view(K.GAME)[:, 0]
 
     def kernel_state(self) -> tuple:
-        """``(games, raw, deck_queue, params, layout, prefix, rng)``: the state as the drivers
-        of :mod:`redbeard_env.vector_kernels` take it (``raw``: the records' bytes, uint8
+        """``(raw, deck_queue, params, layout, prefix, rng)``: the state as the drivers of
+        :mod:`redbeard_env.vector_kernels` take it (``raw``: the game records' bytes, uint8
         [B, GAME.itemsize]), for compiled loops outside this module that run games through
         its ``advance_game`` (pimc's playouts). These are the engine's own arrays."""
-        return self._games(), self._raw, self.dq, self._params, self._layout, self._prefix, self.rng
+        return self._raw, self.dq, self._params, self._layout, self._prefix, self.rng
 
     # ------------------------------------------------------------------ observations
     def observe(self, observer=None) -> np.ndarray:

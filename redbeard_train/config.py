@@ -323,10 +323,11 @@ def check_config(cfg: Config) -> Config:
     if cfg.start_scores:
         start = getattr(info.make_rules(cfg.rules, **cfg.overrides), "start_score", None)
         if start is None:
-            _fail("start_scores", cfg.start_scores, f"is Rödskägg's (scores counting down to 0); game {cfg.game!r} has none")
+            _fail("start_scores", cfg.start_scores,
+                  f"is Rödskägg's (scores counting down to 0); game {cfg.game!r} has none")
         if len(cfg.start_scores) != 2 or not 1 <= cfg.start_scores[0] <= cfg.start_scores[1] <= start:
-            _fail("start_scores", cfg.start_scores, f"must be [LO, HI] with 1 <= LO <= HI <= the start score ({start}), "
-                  "or [] (off)")
+            _fail("start_scores", cfg.start_scores,
+                  f"must be [LO, HI] with 1 <= LO <= HI <= the start score ({start}), or [] (off)")
     fraction("start_scores_share")
     if not cfg.players:
         _fail("players", cfg.players, "must name at least one player count")

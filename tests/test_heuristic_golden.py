@@ -47,7 +47,7 @@ def test_the_golden_positions_cover_every_phase(golden):
 
 
 def test_act_rows_decides_as_act_batch_on_the_gathered_rows(golden):
-    """act_rows (pimc asks it for the rows with a choice, in place) plays what act_batch
+    """act_rows (some rows of a large batch, valued in place) plays what act_batch
     plays on a copy of those rows: within one rules group (valued in place, repeated and
     unordered rows included) and across groups (gathered first)."""
     obs, mask = golden["obs"], golden["mask"]

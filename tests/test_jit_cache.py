@@ -77,6 +77,6 @@ def test_no_hook_when_numba_is_told_other_locators(tmp_path):
     code = "import redbeard_env.jit_cache as j; print(j.cache_with(j.__file__))"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     plain = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    told = subprocess.run([sys.executable, "-c", code], env={**env, "NUMBA_CACHE_LOCATOR_CLASSES": "InTreeCacheLocator"},
-                          capture_output=True, text=True, check=True)
+    locators = {**env, "NUMBA_CACHE_LOCATOR_CLASSES": "InTreeCacheLocator"}
+    told = subprocess.run([sys.executable, "-c", code], env=locators, capture_output=True, text=True, check=True)
     assert plain.stdout.split() == ["True"] and told.stdout.split() == ["False"]
