@@ -1,4 +1,4 @@
-"""PPO self-play trainer for Rödskägg (the command line of :mod:`redbeard_train`).
+"""PPO self-play trainer for every registered game (the command line of :mod:`redbeard_train`).
 
     python train.py --config classic_4p                 # configs/classic_4p.yaml
     python train.py --config classic_4p --total-steps 2e6 --num-envs 512

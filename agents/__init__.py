@@ -9,12 +9,15 @@ Build them from spec strings (:mod:`agents.registry`)::
     bot = make_agent("heuristic")            # or "random", "pimc:samples=64", "ppo:<ckpt>"
     action = bot.act(obs, obs["action_mask"])   # obs from the AEC env
 
-Read observations with :mod:`agents.decode` (``decode`` / ``decode_batch``).
+Read observations with :mod:`agents.redbeard.decode` (``decode`` / ``decode_batch``).
 """
 
 from .base import Agent
-from .decode import ObsBatch, Observation, decode, decode_batch, legal_actions, rules_from_obs
+from .redbeard.decode import ObsBatch, Observation, decode, decode_batch, legal_actions, rules_from_obs
 from .registry import available_agents, make_agent, parse_spec, register
+from .single_agent import SingleAgentEnv, register_gymnasium_envs, single_agent_env
+
+register_gymnasium_envs()
 
 __all__ = [
     "Agent",
@@ -28,4 +31,6 @@ __all__ = [
     "parse_spec",
     "register",
     "rules_from_obs",
+    "SingleAgentEnv",
+    "single_agent_env",
 ]

@@ -13,7 +13,7 @@ The same interface serves Sortskæg's bots (``agents.sortskaeg``; masks [B, 50],
 A bot implements at least one of ``act`` and ``act_batch``; the base class derives the
 other. Nothing else is asked of a bot: the search bot ``pimc`` plays its rollout bot
 through ``act_batch`` too. Bots see only what is in their observation (decode it with
-:mod:`agents.decode`); the rules come from the observation's ``rules`` block or are
+:mod:`agents.redbeard.decode`); the rules come from the observation's ``rules`` block or are
 passed at construction.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from redbeard_env.cards import NUM_ACTIONS
+from redbeard_env.redbeard.cards import NUM_ACTIONS
 
 
 class Agent:

@@ -5,7 +5,7 @@ features [625] -> torso (MLP) -> masked policy logits [69] + value [1]
 The features are the observation vector (542), a hand-strength block (14) and a prior
 block (69):
 
-* hand strength: the table estimate (:mod:`redbeard_env.handeval`) of the probability
+* hand strength: the table estimate (:mod:`redbeard_env.redbeard.handeval`) of the probability
   of taking 0..6 tricks with the observer's hand as declarer (7) and as a follower (7),
   under the game's leader rule and player count, while the hand holds all six cards
   (zeros afterwards). Bidding most needs this and is the hardest to learn from 52 card
@@ -56,10 +56,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from redbeard_env import handeval
-from redbeard_env.cards import NUM_ACTIONS
-from redbeard_env.observation import MIN_PLAYERS, OBS_SIZE, OFF, OBS_SLICES, RULES_SIZE
-from redbeard_env.rules import CHOICES
+from redbeard_env.redbeard import handeval
+from redbeard_env.redbeard.cards import NUM_ACTIONS
+from redbeard_env.redbeard.observation import MIN_PLAYERS, OBS_SIZE, OFF, OBS_SLICES, RULES_SIZE
+from redbeard_env.redbeard.rules import CHOICES
 from redbeard_env.sortskaeg import cards as sortskaeg_cards, observation as sortskaeg_obs
 
 from .base import Agent
@@ -114,7 +114,7 @@ def prior_agent(prior: str):
 
             _prior_bots[prior] = SortskaegHeuristic()
         else:
-            from .heuristic import HeuristicAgent
+            from .redbeard.heuristic import HeuristicAgent
 
             _prior_bots[prior] = HeuristicAgent()
     return _prior_bots[prior]
@@ -288,7 +288,7 @@ def prior_spec(prior: str) -> str:
     if prior == "sortskaeg_heuristic":
         from .sortskaeg.heuristic import SortskaegHeuristic as bot
     else:
-        from .heuristic import HeuristicAgent as bot
+        from .redbeard.heuristic import HeuristicAgent as bot
 
     params = inspect.signature(bot).parameters
     items = [f"{k}={p.default!r}" for k, p in params.items() if k not in ("rules", "seed")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.cards import NUM_ACTIONS
+from redbeard_env.redbeard.cards import NUM_ACTIONS
 
 from .base import Agent, check_masks
 from .registry import register

@@ -30,7 +30,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from redbeard_env.rules import parse_literal
+from redbeard_env.common import parse_literal
 
 from .base import Agent
 
@@ -38,9 +38,9 @@ _REGISTRY: dict[str, Callable[..., Agent]] = {}
 #: agent names whose module registers them when imported
 LAZY_MODULES: dict[str, str] = {
     "random": "agents.random_agent",
-    "heuristic": "agents.heuristic",
-    "pimc": "agents.pimc",
-    "joins": "agents.join_policy",  # a bot with fixed join decisions: joins:always,base=<spec>
+    "heuristic": "agents.redbeard.heuristic",
+    "pimc": "agents.redbeard.pimc",
+    "joins": "agents.redbeard.join_policy",  # a bot with fixed join decisions: joins:always,base=<spec>
     "ppo": "agents.ppo:PPOAgent",  # the registry hook for trained policies
     "sb3": "agents.sb3_agent:MaskablePPOAgent",  # a saved sb3-contrib MaskablePPO model (sb3 extra)
     # Sortskæg's bots (agents/sortskaeg/; ppo:<checkpoint> serves both games)

@@ -1,5 +1,5 @@
 """``sb3:<path>``: a saved sb3-contrib MaskablePPO model (trained on
-:func:`redbeard_env.single_agent_env`, e.g. by examples/maskable_ppo.py) behind the bot
+:func:`agents.single_agent_env`, e.g. by examples/maskable_ppo.py) behind the bot
 interface; greedy and masked. Needs the ``sb3`` extra.
 
 sb3's own ``load`` unpickles parts of the file (cloudpickle), which could run code. This
@@ -35,7 +35,7 @@ class MaskablePPOAgent(Agent):
             from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
         except ImportError as exc:
             raise ValueError("the sb3 bot needs sb3-contrib: pip install -e '.[sb3]'") from exc
-        from redbeard_env.single_agent import single_agent_env
+        from agents.single_agent import single_agent_env
 
         if not Path(path).is_file() or not zipfile.is_zipfile(path):
             raise ValueError(f"no saved MaskablePPO model at {path!r} (a .zip written by model.save)")

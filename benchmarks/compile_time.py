@@ -26,18 +26,18 @@ sys.path.insert(0, sys.argv[1])
 out = {}
 c, w = time.process_time(), time.perf_counter()
 import numpy as np
-from redbeard_env.vector import VectorEnv, random_legal_actions
+from redbeard_env.redbeard.vector import VectorEnv, random_legal_actions
 venv = VectorEnv(16, 4, "classic", seed=0)
 obs, mask, seat = venv.reset()
 obs, mask, *_ = venv.step(random_legal_actions(mask, np.random.default_rng(0)))
 venv.observe(0)
 out["engine"] = (time.process_time() - c, time.perf_counter() - w)
 c, w = time.process_time(), time.perf_counter()
-from agents.heuristic import HeuristicAgent
+from agents.redbeard.heuristic import HeuristicAgent
 HeuristicAgent().act_batch(obs, mask)
 out["heuristic"] = (time.process_time() - c, time.perf_counter() - w)
 c, w = time.process_time(), time.perf_counter()
-from agents.pimc import PimcAgent
+from agents.redbeard.pimc import PimcAgent
 bot, rng = PimcAgent(samples=2), np.random.default_rng(0)
 while bot.decisions == 0:  # until a searched decision (auction or card play) came up
     obs, mask, *_ = venv.step(random_legal_actions(mask, rng))

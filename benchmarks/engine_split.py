@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from redbeard_env import vector_kernels as K
-from redbeard_env.vector import VectorEnv, random_legal_actions
+from redbeard_env.redbeard import vector_kernels as K
+from redbeard_env.redbeard.vector import VectorEnv, random_legal_actions
 
 
 def main(argv: list[str] | None = None) -> None:

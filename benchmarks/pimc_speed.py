@@ -46,7 +46,7 @@ SEARCHED = ("bid", "ask", "join", "play")
 def record_positions(count: int, players: int, rules: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """``count`` (obs, mask) pairs of searched decisions from heuristic self-play."""
     from agents import decode_batch, make_agent
-    from redbeard_env.vector import PHASE_NAMES, VectorEnv
+    from redbeard_env.redbeard.vector import PHASE_NAMES, VectorEnv
 
     bot = make_agent("heuristic")
     venv = VectorEnv(num_envs=32, num_players=players, rules=rules, seed=seed)

@@ -6,8 +6,8 @@
 A step is one decision of one player, including building its observation and legal-action
 mask, with uniformly random legal actions. Rows:
 
-* ``aec``: the PettingZoo AEC env (``redbeard_env.env``), the usual ``agent_iter`` loop;
-* ``batch B=...``: ``redbeard_env.vector.VectorEnv`` with B games (B decisions per step,
+* ``aec``: the PettingZoo AEC env (``redbeard_env.redbeard.env``), the usual ``agent_iter`` loop;
+* ``batch B=...``: ``redbeard_env.redbeard.vector.VectorEnv`` with B games (B decisions per step,
   actions from the vectorised ``random_legal_actions``), after a warm-up long enough for
   the games to be in different phases;
 * ``openspiel``: when ``open_spiel`` is importable (``pip install open_spiel``), the
@@ -114,7 +114,7 @@ def bench_aec(players: int, rules: str, seconds: float, window: float) -> tuple[
 
 
 def bench_batch(B: int, players: int, rules: str, seconds: float, window: float) -> tuple[float, float]:
-    from redbeard_env.vector import VectorEnv, random_legal_actions
+    from redbeard_env.redbeard.vector import VectorEnv, random_legal_actions
 
     venv = VectorEnv(num_envs=B, num_players=players, rules=rules, seed=0)
     rng = np.random.default_rng(0)
@@ -135,8 +135,8 @@ def bench_batch(B: int, players: int, rules: str, seconds: float, window: float)
 def bench_heuristic(B: int, players: int, rules: str, seconds: float, window: float) -> tuple[float, float]:
     """The batch engine with the ``heuristic`` bot deciding for every seat (its
     ``act_batch`` on the observations and masks the engine returns)."""
-    from agents.heuristic import HeuristicAgent
-    from redbeard_env.vector import VectorEnv, random_legal_actions
+    from agents.redbeard.heuristic import HeuristicAgent
+    from redbeard_env.redbeard.vector import VectorEnv, random_legal_actions
 
     venv = VectorEnv(num_envs=B, num_players=players, rules=rules, seed=0)
     bot = HeuristicAgent()
@@ -208,7 +208,7 @@ def hwm_kib():  # high-water RSS of this process image (ru_maxrss would include 
     except (OSError, StopIteration):
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 import numpy as np
-from redbeard_env.vector import VectorEnv, random_legal_actions
+from redbeard_env.redbeard.vector import VectorEnv, random_legal_actions
 base = hwm_kib()
 B, players, rules = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 tracemalloc.start()

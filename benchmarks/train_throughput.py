@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 def yardstick(bot: str, num_envs: int, players: int, rules: str, seconds: float) -> float:
     from agents.registry import make_agent
-    from redbeard_env.vector import VectorEnv, random_legal_actions
+    from redbeard_env.redbeard.vector import VectorEnv, random_legal_actions
 
     venv = VectorEnv(num_envs=num_envs, num_players=players, rules=rules, seed=0)
     obs, mask, _ = venv.reset()

@@ -17,7 +17,7 @@ import argparse
 import time
 from pathlib import Path
 
-import redbeard_env
+import agents
 
 
 class TimeLimit:
@@ -42,7 +42,7 @@ def train(minutes: float, steps: int, out: Path, seed: int = 0, opponents: str =
     from stable_baselines3.common.logger import Logger
 
     def make():
-        return redbeard_env.single_agent_env(rules="classic", num_players=4, opponents=opponents, seat="random", reward="shaped")
+        return agents.single_agent_env(rules="classic", num_players=4, opponents=opponents, seat="random", reward="shaped")
 
     venv = make_vec_env(make, n_envs=8, seed=seed)
     model = MaskablePPO("MultiInputPolicy", venv, n_steps=256, batch_size=512, learning_rate=3e-4, gamma=0.999,

@@ -1,13 +1,25 @@
-"""Rödskägg (Redbeard / Fem opp / Raudskjegg): rules, a PettingZoo AEC environment and a
-batched numpy engine. See ``redbeard_env.env`` for the environment's documentation."""
+"""Rödskägg and its family of trick-taking games with bidding: for each game its rules, a
+PettingZoo AEC environment and a compiled batch engine, behind one registry.
 
-from .cards import action_id, action_name, card_name, parse_card
-from .env import env, raw_env
-from .observation import OBS_BLOCKS, OBS_SIZE
-from .rules import PRESETS, Rules, make_rules
-from .single_agent import SingleAgentEnv, register_gymnasium_envs, single_agent_env
+```python
+import redbeard_env
+redbeard_env.registered_games()                  # ('redbeard', 'sortskaeg')
+env = redbeard_env.make("sortskaeg", num_players=4)
+env = redbeard_env.env(num_players=4, rules="classic")   # Rödskägg's env (SPEC §3)
+```
 
-register_gymnasium_envs()
+Games are plug-ins (:mod:`redbeard_env.registry`): each lives in its own folder
+(:mod:`redbeard_env.redbeard`, :mod:`redbeard_env.sortskaeg`); the modules here are what
+they share. The names below that are not about the registry are Rödskägg's, the first
+game, kept where SPEC §3 puts them.
+"""
 
-__all__ = ["env", "raw_env", "single_agent_env", "SingleAgentEnv", "Rules", "PRESETS", "make_rules",
+from .redbeard.cards import action_id, action_name, card_name, parse_card
+from .redbeard.env import env, raw_env
+from .redbeard.observation import OBS_BLOCKS, OBS_SIZE
+from .redbeard.rules import PRESETS, Rules, make_rules
+from .registry import Game, game_named, game_of_rules, make, registered_games
+
+__all__ = ["registered_games", "make", "game_named", "game_of_rules", "Game",
+           "env", "raw_env", "Rules", "PRESETS", "make_rules",
            "action_id", "action_name", "card_name", "parse_card", "OBS_SIZE", "OBS_BLOCKS"]

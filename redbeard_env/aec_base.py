@@ -1,4 +1,4 @@
-"""What the AEC environments of the family's games share (:mod:`redbeard_env.env`,
+"""What the AEC environments of the family's games share (:mod:`redbeard_env.redbeard.env`,
 :mod:`redbeard_env.sortskaeg.env`): construction and spaces, the reset skeleton and the
 checks of the options every game has (``dealer``, ``scores``, ``hands``), the step protocol
 (illegal actions raise, done agents step with ``None``), observation and rendering.

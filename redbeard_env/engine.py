@@ -1,13 +1,13 @@
-"""Batch engines: one small interface over both rules engines, for tournaments and tests.
+"""Batch engines: one small interface over every game's two rules engines, for tournaments
+and tests.
 
 A batch engine plays a batch of games side by side from given deals and reports what
-happened in each step as arrays, one entry per game slot. Two implementations play the
-very same games for the same jobs and actions (``tests/test_evaluate.py``):
-
-- :class:`VectorBatch` on the batch engine (:class:`redbeard_env.vector.VectorEnv`): fast;
-  every bot must answer whole batches.
-- :class:`ReferenceBatch` on the reference engine (:mod:`redbeard_env.game`, one ``Game``
-  per slot): slow, the rules' definition.
+happened in each step as arrays, one entry per game slot. Each game has two
+implementations that play the very same games for the same jobs and actions: ``"vector"``
+on its batch engine (fast; every bot must answer whole batches) and ``"reference"`` on its
+reference engine (one game object per slot: slow, the rules' definition). A game's own
+``engine`` module subclasses :class:`VectorBatchBase` and :class:`ReferenceBatchBase`;
+:func:`make_engine` picks the game from the type of its ``Rules``.
 
 ```python
 engine = make_engine("vector", rules, num_players=4, seed=0)
@@ -26,56 +26,44 @@ Interface (:class:`BatchEngine`)
                    dealer ``job.dealer``, the deals ``job.decks`` in order, starting scores
                    ``job.scores`` (``None``: the rules' start score).
     ``observe()``  ``(obs float32 [B, OBS_SIZE], mask int8 [B, NUM_ACTIONS], seat int64
-                   [B])``: the acting seat's observation (:mod:`redbeard_env.observation`),
-                   its legal actions and the seat; ``seat`` is -1 where not live.
+                   [B])``: the acting seat's observation, its legal actions and the seat;
+                   ``seat`` is -1 where not live.
     ``step(actions)``  apply one action per live slot; returns the events below.
     ``release(slots)``  the caller is done with these slots (e.g. a round-mode round that
                    has been scored): they stop being live.
 
 Events (``step``'s dict of numpy arrays, B = batch size, n = players)
     ``done`` bool [B]            the game ended in this step (won or truncated)
-    ``truncated`` bool [B]       ... by ``max_rounds``
-    ``winner`` int64 [B]         the winner's seat where ``done``, else -1 (-1 if truncated)
-    ``winners`` bool [B, n]      where ``done``: the seats that share the win (Rödskägg:
-                                 the winner alone; Sortskæg: everyone tied on top)
+    ``truncated`` bool [B]       ... by a round limit
+    ``winner`` int64 [B]         the single winner's seat where ``done``, else -1
+    ``winners`` bool [B, n]      where ``done``: the seats that share the win
     ``final_score`` int64 [B, n] the final scores where ``done``
     ``score`` int64 [B, n]       scores after the step (a finished game: its final scores)
     ``rounds`` int64 [B]         rounds scored in the game where ``done``
-    ``round_over`` bool [B]      a round was scored in this step; then:
-    ``round_declarer`` int64 [B] the declarer (-1: all passed)
-    ``round_bid`` int64 [B]      its bid level 0..6, 7 = Rödskägg
-    ``round_tricks`` int64 [B, n]  tricks taken in the round
+    ``round_over`` bool [B]      a round was scored in this step; then
+    ``round_tricks`` int64 [B, n]  tricks taken in the round, and the game's own round keys
+                                 (its engine module's ``ROUND_KEYS``)
     Entries of slots that were not live before the step are meaningless.
 
-Games: the same interface serves both games of the family. :func:`make_engine` picks the
-game from the type of its ``Rules`` (:func:`game_of_rules`); :class:`GameInfo` tells
-tournaments and the trainer each game's sizes, presets and deck format. Sortskæg's
-engines and events: :mod:`redbeard_env.sortskaeg.engine`.
-
-Deals and randomness: a game's first K deals come from ``job.decks`` (``[K, 104]``: deck
-top first, then the order in which thrown-in cards are reshuffled), so both engines deal
-the same cards. Deals beyond the K come from the engine's seeded generator (reference:
-one per job, keyed by ``(seed, job.deal)``; vector: one per ``start``), where the two
-engines differ: give enough decks (tournaments give ``min(max_rounds + 8, 96)``).
+Deals and randomness: a game's first K deals come from ``job.decks`` (``[K, deck_size *
+deck_parts]``, the game's deck format), so both engines deal the same cards. Deals beyond
+the K come from the engine's seeded generator (reference: one per job, keyed by ``(seed,
+job.deal)``; vector: one per ``start``), where the two engines differ: give enough decks
+(tournaments give the game's ``decks_per_game``).
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from . import game as G
-from .cards import NUM_ACTIONS, NUM_CARDS
-from .observation import OBS_SIZE
-from .parts import REDBEARD, GameParts
-from .rules import Rules
-from .vector import VectorEnv
+from .parts import GameParts
 
-__all__ = ["Job", "BatchEngine", "ReferenceBatchBase", "VectorBatchBase", "ReferenceBatch", "VectorBatch", "ENGINES", "make_engine", "empty_events",
-           "GameInfo", "GAME_NAMES", "game_info", "game_of_rules"]
+__all__ = ["Job", "BatchEngine", "ReferenceBatchBase", "VectorBatchBase", "ENGINE_NAMES", "make_engine", "empty_events"]
+
+ENGINE_NAMES = ("vector", "reference")
 
 
 @dataclass
@@ -90,16 +78,15 @@ class Job:
     rotation: int
     lineup: tuple[int, ...]  # agent index per seat
     dealer: int
-    decks: np.ndarray  # [K, 104] (Sortskæg: [K, 42], one deck per deal)
+    decks: np.ndarray  # [K, deck_size * deck_parts]: the game's deck format
     scores: list[int] | None = None
 
 
 def empty_events(B: int, n: int) -> dict:
-    """The events dict of a step in which nothing happened (see the module docstring)."""
+    """The shared events of a step in which nothing happened (see the module docstring);
+    a game's engine adds its round keys."""
     return {
         "round_over": np.zeros(B, bool),
-        "round_declarer": np.full(B, -1, np.int64),
-        "round_bid": np.full(B, -1, np.int64),
         "round_tricks": np.zeros((B, n), np.int64),
         "done": np.zeros(B, bool),
         "truncated": np.zeros(B, bool),
@@ -117,7 +104,7 @@ class BatchEngine:
     name: str
     live: np.ndarray
 
-    def __init__(self, rules: Rules, num_players: int, seed: int):
+    def __init__(self, rules: Any, num_players: int, seed: int):
         self.rules, self.n, self.seed = rules, num_players, seed
 
     def start(self, jobs: list[Job]) -> None:
@@ -254,145 +241,17 @@ class VectorBatchBase(BatchEngine):
         return ev
 
 
-class ReferenceBatch(ReferenceBatchBase):
-    """Rödskägg's jobs on the reference engine; ``record`` keeps a game record
-    (:mod:`redbeard_env.records`) of every job."""
-
-    parts = REDBEARD
-
-    def __init__(self, rules: Rules, num_players: int, seed: int, record: bool = False):
-        super().__init__(rules, num_players, seed)
-        self.record = record
-
-    def new_game(self, job: Job, rng: np.random.Generator):
-        decks = [(list(map(int, d[:NUM_CARDS])), _rank_of(d[NUM_CARDS:])) for d in job.decks]
-        return G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
-
-    def start(self, jobs: list[Job]) -> None:
-        super().start(jobs)
-        if self.record:
-            from .records import Recorder
-
-            self.recorders = [Recorder(g, seed=self.seed, meta={"game": job.index, "deal": job.deal, "rotation": job.rotation})
-                              for g, job in zip(self.games, jobs)]
-
-    def apply(self, b: int, action: int) -> None:
-        if self.record:
-            self.recorders[b].apply(action)
-        else:
-            G.apply_action(self.games[b], action)
-
-    def round_events(self, ev: dict, b: int, event: tuple) -> None:
-        _, _, declarer, level, tricks, _joiner, _in_round = event
-        ev["round_declarer"][b] = declarer
-        ev["round_bid"][b] = level
-        ev["round_tricks"][b] = tricks
-
-    def end_events(self, ev: dict, b: int, g) -> None:
-        ev["truncated"][b] = g.truncated
-        if g.winner is not None:
-            ev["winner"][b] = g.winner
-            ev["winners"][b, g.winner] = True
-        ev["rounds"][b] = g.rounds_played
-
-
-def _rank_of(order: np.ndarray) -> np.ndarray:
-    """A reshuffle order (cards, first reshuffled first) as each card's position in it."""
-    rank = np.empty(NUM_CARDS, dtype=np.int64)
-    rank[np.asarray(order, dtype=np.int64)] = np.arange(NUM_CARDS)
-    return rank
-
-
-class VectorBatch(VectorBatchBase):
-    """Rödskägg's jobs on the batch engine."""
-
-    vector_env = VectorEnv
-    round_keys = ("round_declarer", "round_bid", "round_tricks")
-
-    def winners(self, info: dict) -> np.ndarray:
-        return np.asarray(info["winner"])[:, None] == np.arange(self.n)
-
-
-ENGINES = {"vector": VectorBatch, "reference": ReferenceBatch}
-
-
-# ---------------------------------------------------------------------- games
-@dataclass(frozen=True)
-class GameInfo:
-    """What tournaments and training need to know about a game of the family."""
-
-    name: str  # "redbeard" | "sortskaeg"
-    rules_type: type
-    presets: dict  # preset name -> Rules
-    default_rules: str  # preset used when none is named
-    make_rules: Callable[..., Any]  # (preset or Rules, **overrides) -> Rules, ValueError when bad
-    check_num_players: Callable[[Any, Any], int]  # (count, rules) -> count, ValueError when bad
-    player_range: tuple[int, int]
-    num_actions: int
-    obs_size: int
-    deck_size: int  # cards in one deck row of Job.decks (Rödskägg: 52, then the reshuffle order)
-    deck_parts: int  # permutations per deck row: 2 (deck + reshuffle order) or 1
-    decks_per_game: Callable[[Any], int]  # decks a tournament fixes per game, from the rules
-    engines: Callable[[], dict]  # name -> BatchEngine class (imported on first use)
-    vector_env: Callable[[], type]  # the game's VectorEnv class (imported on first use)
-
-
-def _sortskaeg_engines() -> dict:
-    from .sortskaeg.engine import ENGINES as SORTSKAEG_ENGINES
-
-    return SORTSKAEG_ENGINES
-
-
-def _sortskaeg_vector_env() -> type:
-    from .sortskaeg.vector import VectorEnv as SortskaegVectorEnv
-
-    return SortskaegVectorEnv
-
-
-@functools.cache
-def _games() -> dict[str, GameInfo]:
-    from . import rules as redbeard_rules
-    from .sortskaeg import cards as s_cards, observation as s_obs, rules as s_rules
-
-    return {
-        "redbeard": GameInfo("redbeard", Rules, redbeard_rules.PRESETS, "classic", redbeard_rules.make_rules,
-                             redbeard_rules.check_num_players, (redbeard_rules.MIN_PLAYERS, redbeard_rules.MAX_PLAYERS),
-                             NUM_ACTIONS, OBS_SIZE, NUM_CARDS, 2, lambda r: min(r.max_rounds + 8, 96),
-                             lambda: ENGINES, lambda: VectorEnv),
-        "sortskaeg": GameInfo("sortskaeg", s_rules.Rules, s_rules.PRESETS, "sortskaeg", s_rules.make_rules,
-                              s_rules.check_num_players, (s_rules.MIN_PLAYERS, s_rules.MAX_PLAYERS),
-                              s_cards.NUM_ACTIONS, s_obs.OBS_SIZE, s_cards.NUM_CARDS, 1, lambda r: r.num_rounds,
-                              _sortskaeg_engines, _sortskaeg_vector_env),
-    }
-
-
-GAME_NAMES = ("redbeard", "sortskaeg")
-
-
-def game_info(game: str) -> GameInfo:
-    """The :class:`GameInfo` of ``"redbeard"`` (Rödskägg) or ``"sortskaeg"``."""
-    if game not in GAME_NAMES:
-        raise ValueError(f"game must be one of {', '.join(map(repr, GAME_NAMES))}, got {game!r}")
-    return _games()[game]
-
-
-def game_of_rules(rules: Any) -> GameInfo:
-    """The game a ``Rules`` value belongs to (each game has its own ``Rules`` type)."""
-    for info in _games().values():
-        if isinstance(rules, info.rules_type):
-            return info
-    raise ValueError(f"not the Rules of any game: {rules!r:.80}")
-
-
 def make_engine(name: str, rules: Any, num_players: int, seed: int, record: bool = False) -> BatchEngine:
     """The batch engine called ``name`` (``"vector"`` or ``"reference"``) of the game whose
-    ``Rules`` these are (Rödskägg's or Sortskæg's); ``record`` (Rödskägg's reference engine
-    only) keeps a game record of every job."""
-    if name not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {name!r}")
-    info = game_of_rules(rules)
+    ``Rules`` these are; ``record`` (the reference engine only) keeps a game record of every
+    job (:mod:`redbeard_env.records`)."""
+    from .registry import game_of_rules
+
+    if name not in ENGINE_NAMES:
+        raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINE_NAMES))}, got {name!r}")
+    game = game_of_rules(rules)
     if record:
-        if name != "reference" or info.name != "redbeard":
-            raise ValueError("game records are kept by Rödskägg's reference engine: use engine='reference' (or 'auto')")
-        return ReferenceBatch(rules, num_players, seed, record=True)
-    return info.engines()[name](rules, num_players, seed)
+        if name != "reference":
+            raise ValueError("game records are kept by the reference engine: use engine='reference' (or 'auto')")
+        return game.engines[name](rules, num_players, seed, record=True)
+    return game.engines[name](rules, num_players, seed)

@@ -1,8 +1,8 @@
-"""A game of the family as its modules, for the code both games share (the AEC env base
+"""A game's rules modules as one value, for the code every game shares (the AEC env base
 :mod:`redbeard_env.aec_base`, the batch engines' bases in :mod:`redbeard_env.engine`).
 
-Each game has modules with the same jobs and the same names in them: Rödskägg's in
-``redbeard_env``, Sortskæg's in ``redbeard_env.sortskaeg``.
+Each game's folder has modules with the same jobs and the same names in them (``game``,
+``rules``, ``cards``, ``observation``, ``render``) and one ``parts.py`` that bundles them.
 """
 
 from __future__ import annotations
@@ -19,13 +19,3 @@ class GameParts:
     cards: ModuleType  # NUM_CARDS, NUM_ACTIONS, action_name, parse_cards
     observation: ModuleType  # OBS_SIZE, OBS_LOW, OBS_HIGH, encode, static_prefix
     render_text: Callable  # (game, observer) -> str
-
-
-def _redbeard() -> GameParts:
-    from . import cards, game, observation, rules
-    from .render import render_text
-
-    return GameParts(game, rules, cards, observation, render_text)
-
-
-REDBEARD = _redbeard()

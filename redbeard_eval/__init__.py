@@ -16,7 +16,7 @@ agent (pooled): ``heuristic random random random`` reports two rows, and ``rando
 win rate is per seat (comparable with the parity ``1/n``). ``--games`` counts games
 (deals x rotations), rounded up to whole deals.
 
-**Engines** (:mod:`redbeard_env.engine`). The batch engine (``redbeard_env.vector.VectorEnv``)
+**Engines** (:mod:`redbeard_env.engine`). The batch engine (``redbeard_env.redbeard.vector.VectorEnv``)
 when every agent has ``act_batch``; otherwise the reference engine (``game.py``, one Python
 game object per slot). Both give the same games for the same seed and agents.
 

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, Optional, Sequence, Union
 
 import tyro
 
-from redbeard_env.rules import PRESETS, parse_overrides
+from redbeard_env.redbeard.rules import PRESETS, parse_overrides
 from redbeard_env.sortskaeg.rules import PRESETS as SORTSKAEG_PRESETS
 
 from .report import format_table
@@ -66,7 +66,7 @@ class EvalConfig:
     workers: int = 1
     """Processes (local) or at most concurrent tasks' worth of CPUs (ray) to play shards on, at least 1."""
     record: Optional[str] = None
-    """Append every game's record (JSON lines, redbeard_env.records: deals, moves, results; replayable) to this
+    """Append every game's record (JSON lines, redbeard_env.redbeard.records: deals, moves, results; replayable) to this
     file; plays on the reference engine."""
     ray_address: Optional[str] = None
     """Ray cluster to join with --backend ray (None: $RAY_ADDRESS, else an embedded local Ray)."""

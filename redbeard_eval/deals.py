@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from redbeard_env.cards import NUM_CARDS
+from redbeard_env.redbeard.cards import NUM_CARDS
 
 __all__ = ["deal_sequence", "deal_sequences", "check_scores", "start_scores", "pooled_lineup", "distinct_rotations"]
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from redbeard_env.cards import BID0, FOLD, JOIN, REDBEARD, REDBEARD_LEVEL
-from redbeard_env.observation import OFF
+from redbeard_env.redbeard.cards import BID0, FOLD, JOIN, REDBEARD, REDBEARD_LEVEL
+from redbeard_env.redbeard.observation import OFF
 
 __all__ = ["LEVELS", "LEVEL_NAMES", "Records", "bootstrap_ci", "ratings", "summarise"]
 
@@ -44,7 +45,7 @@ class Records:
 
     num_players: int
     specs: list[str]
-    contract: str
+    rules: Any  # the tournament's Rules (the contract rule is read from it)
     seat_rows: list[dict] = field(default_factory=list)  # one per job and seat
     # per agent: bid level x tricks taken (declarers), made per level
     calib: dict = field(default_factory=dict)
@@ -66,7 +67,7 @@ class Records:
     def contract_made(self, level: int, tricks: int) -> bool:
         if level == REDBEARD_LEVEL:
             return tricks == 6
-        return tricks == level if self.contract == "exact" else tricks >= level
+        return tricks == level if self.rules.contract == "exact" else tricks >= level
 
     # ------------------------------------------------------------ the tournament's protocol
     def begin(self, slots: int, scores: np.ndarray) -> None:

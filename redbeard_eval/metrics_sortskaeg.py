@@ -20,6 +20,7 @@ to 1 over the seats and parity stays 1/n.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,7 @@ def _mean(x) -> float | None:
 class SortskaegRecords:
     num_players: int
     specs: list[str]
+    rules: Any = None  # the tournament's Rules (not needed: every round's facts are in its events)
     seat_rows: list[dict] = field(default_factory=list)
     round_rows: list[dict] = field(default_factory=list)
     calib: dict = field(default_factory=dict)  # spec -> [bid, tricks] counts

@@ -11,7 +11,7 @@ when it bid, bid calibration (bid vs tricks taken: a heat map per sheet), how of
 Rödskägg is called and made, and the join decisions by the score they were taken at, with
 the mean change of the joiner's score over the rest of the round after joining and after
 folding (lower is better: the game is won at 0), and round experiments in which the bot is
-forced to join or to fold (:mod:`agents.join_policy`) from equal scores. Everything comes from the tournament
+forced to join or to fold (:mod:`agents.redbeard.join_policy`) from equal scores. Everything comes from the tournament
 metrics of :mod:`redbeard_eval.metrics`; re-running the command regenerates the file.
 """
 
@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 import agents
-from redbeard_env.rules import PRESETS
+from redbeard_env.redbeard.rules import PRESETS
 
 from .metrics import LEVEL_NAMES
 from .report import short_name

@@ -20,7 +20,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from agents.registry import make_agent
-from redbeard_env.engine import ENGINES, GAME_NAMES, GameInfo, Job, game_info, game_of_rules, make_engine
+from redbeard_env.engine import ENGINE_NAMES, Job, make_engine
+from redbeard_env.registry import Game, game_named, game_of_preset, game_of_rules, load_object, registered_games
 
 from .deals import check_scores, deal_sequences, distinct_rotations, pooled_lineup, start_scores
 from .metrics import Records, summarise
@@ -32,46 +33,38 @@ __all__ = ["MODES", "Tournament", "prepare_tournament", "play_tournament", "run_
 MODES = ("game", "round")
 
 
-def resolve_game(rules: Any, game: str | None) -> tuple[GameInfo, Any]:
-    """The game and its rules argument. ``rules`` None: the game's default preset (Rödskägg's
-    ``classic`` without a ``game``); ``game`` None: the game of ``rules`` (a preset name
-    belongs to one game, a ``Rules`` value to its type); both given must agree."""
+def resolve_game(rules: Any, game: str | None) -> tuple[Game, Any]:
+    """The game and its rules argument. ``rules`` None: the game's default preset (the
+    first registered game's without a ``game``); ``game`` None: the game of ``rules`` (a
+    preset name belongs to one game, a ``Rules`` value to its type, a mapping of fields to
+    the first game); both given must agree."""
     if game is not None:
-        info = game_info(game)
+        info = game_named(game)
         if rules is None:
             return info, info.default_rules
         if isinstance(rules, str) and rules not in info.presets:
-            raise ValueError(f"rules preset {rules!r} is not a {game} preset; allowed: {', '.join(map(repr, info.presets))}")
+            raise ValueError(f"rules preset {rules[:100]!r} is not a {game} preset; allowed: {', '.join(map(repr, info.presets))}")
         if not isinstance(rules, (str, dict)) and not isinstance(rules, info.rules_type):
-            raise ValueError(f"these rules are not {game}'s: {rules!r:.80}")
+            raise ValueError(f"these rules are not {game}'s: {str(rules)[:80]!r}")
         return info, rules
-    if rules is None:
-        return game_info("redbeard"), "classic"
+    if rules is None or isinstance(rules, dict):
+        info = game_named(registered_games()[0])
+        return info, info.default_rules if rules is None else rules
     if isinstance(rules, str):
-        for name in GAME_NAMES:
-            if rules in game_info(name).presets:
-                return game_info(name), rules
-        known = [p for name in GAME_NAMES for p in game_info(name).presets]
-        raise ValueError(f"unknown rules preset {rules!r}; allowed: {', '.join(map(repr, known))}")
-    if isinstance(rules, dict):
-        return game_info("redbeard"), rules
+        return game_of_preset(rules), rules
     return game_of_rules(rules), rules
 
 
-def new_records(info: GameInfo, rules: Any, num_players: int, specs: list[str]):
-    """The game's records (:class:`~redbeard_eval.metrics.Records` protocol)."""
-    if info.name == "sortskaeg":
-        from .metrics_sortskaeg import SortskaegRecords
-
-        return SortskaegRecords(num_players, specs)
-    return Records(num_players, specs, rules.contract)
+def new_records(info: Game, rules: Any, num_players: int, specs: list[str]):
+    """The game's tournament records (:class:`~redbeard_eval.metrics.Records` protocol)."""
+    return load_object(info.metrics)(num_players, specs, rules)
 
 
 @dataclass
 class Tournament:
     """A checked tournament, ready to play (made by :func:`prepare_tournament`)."""
 
-    game: GameInfo
+    game: Game
     rules: Any  # the game's Rules
     rules_name: str  # the preset name, or "custom" for a Rules object
     overrides: dict
@@ -149,7 +142,7 @@ def prepare_tournament(
     of every game (Rödskägg, reference engine)."""
     if mode not in MODES:
         raise ValueError(f"mode must be 'game' or 'round', got {mode!r}")
-    if engine != "auto" and engine not in ENGINES:
+    if engine != "auto" and engine not in ENGINE_NAMES:
         raise ValueError(f"engine must be 'auto', 'vector' or 'reference', got {engine!r}")
     games = _check_count("games", games)
     batch_size = _check_count("batch_size", batch_size, optional=True)
@@ -243,7 +236,7 @@ class ShardResult:
     agent_time: np.ndarray  # seconds in each agent's decisions
     agent_decisions: np.ndarray
     searched: np.ndarray  # decisions the search bots actually searched
-    records: list  # game records (redbeard_env.records), with the tournament's record option
+    records: list  # game records (redbeard_env.redbeard.records), with the tournament's record option
 
 
 def shard_seed(seed: int, shard: int, part: int) -> int:
@@ -442,7 +435,7 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
     if record is not None:
         if not tr.record:
             raise ValueError("record= needs a tournament prepared with record=True")
-        from redbeard_env.records import append_records
+        from redbeard_env.redbeard.records import append_records
 
         append_records(record, sorted((g for r in results_by_shard for g in r.records), key=lambda g: g["meta"]["game"]))
     rec = new_records(tr.game, tr.rules, n, unique)

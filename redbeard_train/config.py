@@ -20,8 +20,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
-from redbeard_env.engine import GAME_NAMES, game_info
-from redbeard_env.rules import parse_overrides
+from redbeard_env.registry import game_named, registered_games
+from redbeard_env.redbeard.rules import parse_overrides
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 #: fields a resumed run may change: its budget and where this invocation stops
@@ -86,7 +86,7 @@ def _choice(*choices: str):
 
 
 Prior = _choice("", "heuristic", "sortskaeg_heuristic")
-Game = _choice(*GAME_NAMES)
+GameName = _choice(*registered_games())
 Reward = _choice("win", "shaped")
 Backend = _choice("local", "ray")
 UpdateDtype = _choice("float32", "bfloat16")
@@ -101,7 +101,7 @@ class Config:
     """Name of the run (the config file's name by default); prefixes the run directory."""
     seed: Count = 1
     """Seeds the engines, the opponent pool and torch."""
-    game: Game = "redbeard"
+    game: GameName = "redbeard"
     """The game: redbeard (Rödskägg) or sortskaeg (rules sortskaeg, prior and opponents sortskaeg_heuristic)."""
     rules: str = "classic"
     """Rules preset of the game: classic, fem_opp, raudskjegg or wikipedia; sortskaeg."""
@@ -313,7 +313,7 @@ def check_config(cfg: Config) -> Config:
         _fail("hidden", cfg.hidden, "must be a non-empty list of layer widths >= 1")
     if cfg.device != "cpu" and not cfg.device.startswith("cuda"):
         _fail("device", cfg.device, "allowed: cpu, cuda or cuda:N")
-    info = game_info(cfg.game)
+    info = game_named(cfg.game)
     if cfg.rules not in info.presets:
         _fail("rules", cfg.rules, f"allowed for game {cfg.game!r}: {', '.join(info.presets)}")
     try:

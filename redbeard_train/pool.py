@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from redbeard_env.engine import game_info
+from redbeard_env.registry import game_named
 
 from .config import Config
 
@@ -68,9 +68,9 @@ def engine_state(venv: Any, game: str = "redbeard") -> dict:
 
 def engine_from_state(state: dict) -> Any:
     """Rebuild an engine from :func:`engine_state`; it continues exactly."""
-    info = game_info(state.get("game", "redbeard"))  # states from before Sortskæg are Rödskägg's
+    info = game_named(state.get("game", "redbeard"))  # states from before Sortskæg are Rödskägg's
     rules = info.make_rules(info.rules_type(), **state["rules"])
-    venv = info.vector_env()(state["num_envs"], state["num_players"], rules=rules,
+    venv = info.vector_env(state["num_envs"], state["num_players"], rules=rules,
                              auto_reset=state["scalars"].get("auto_reset", True))
     for key, value in state["arrays"].items():
         value = value.numpy()
@@ -116,13 +116,13 @@ class Arena:
     def __init__(self, cfg: Config, num_players: int, num_envs: int, seed: int | None, venv: Any = None):
         self.n = num_players
         self.game = cfg.game
-        info = game_info(cfg.game)
+        info = game_named(cfg.game)
         self.rules = rules = info.make_rules(cfg.rules, **cfg.overrides)
         self.start_score = float(getattr(rules, "start_score", 0))  # Rödskägg's distance to zero
         if venv is not None:  # restored from a checkpoint: the arrays follow
             self.venv, self.B = venv, venv.num_envs
             return
-        self.venv = info.vector_env()(num_envs=num_envs, num_players=num_players, rules=rules, seed=seed)
+        self.venv = info.vector_env(num_envs=num_envs, num_players=num_players, rules=rules, seed=seed)
         self.obs, self.mask, self.seat = self.venv.reset()
         B = self.B = num_envs
         self.learner = np.zeros((B, num_players), dtype=bool)
@@ -146,7 +146,7 @@ class Arena:
         """Start a ``share`` of ``games`` (new games, at the start score) again with each seat
         on a score drawn from ``low..high`` (config ``start_scores``): reference games
         loaded into their slots, dealt from ``rng``."""
-        from redbeard_env import game as G
+        from redbeard_env.redbeard import game as G
 
         pick = games[rng.random(len(games)) < share]
         if not len(pick):

@@ -52,9 +52,9 @@ def save_run(run) -> None:
 
 
 def _rules(cfg: Config):
-    from redbeard_env.engine import game_info
+    from redbeard_env.registry import game_named
 
-    return game_info(cfg.game).make_rules(cfg.rules, **cfg.overrides)
+    return game_named(cfg.game).make_rules(cfg.rules, **cfg.overrides)
 
 
 def load_payload(path: Path) -> dict:

@@ -3,8 +3,8 @@
 No web code here: the web app (:mod:`redbeard_web.app`) and the terminal game
 (:mod:`redbeard_web.terminal`) both drive a :class:`GameSession`.
 
-A session runs a reference-engine game (:mod:`redbeard_env.game`) with a
-:class:`~redbeard_env.records.Recorder`; the human sits in one seat, bots from a
+A session runs a reference-engine game (:mod:`redbeard_env.redbeard.game`) with a
+:class:`~redbeard_env.redbeard.records.Recorder`; the human sits in one seat, bots from a
 :class:`BotPool` in the others. :meth:`GameSession.act` applies the human's action and
 then lets the bots move until it is the human's turn again or the game is over, so a
 caller always gets back a view where the human can act (or the end).
@@ -49,11 +49,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from agents.registry import available_agents, make_agent, parse_spec
-from redbeard_env import game as G
-from redbeard_env.cards import NUM_ACTIONS, REDBEARD_LEVEL, action_id, action_name, card_name
-from redbeard_env.observation import encode, static_prefix
-from redbeard_env.records import Recorder, rules_dict
-from redbeard_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules, make_rules
+from redbeard_env.redbeard import game as G
+from redbeard_env.redbeard.cards import NUM_ACTIONS, REDBEARD_LEVEL, action_id, action_name, card_name
+from redbeard_env.redbeard.observation import encode, static_prefix
+from redbeard_env.redbeard.records import Recorder, rules_dict
+from redbeard_env.redbeard.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules, make_rules
 
 HUMAN = "human"
 SUIT_ORDER = "SHCD"  # hands shown spades, hearts, clubs, diamonds: colours alternate
@@ -457,7 +457,7 @@ class ReplaySession:
     """A finished game from a record, stepped through with every hand face up."""
 
     def __init__(self, replay_id: str, record: dict, clock: Callable[[], float] = time.monotonic):
-        from redbeard_env.records import apply_recorded, start_replay, validate
+        from redbeard_env.redbeard.records import apply_recorded, start_replay, validate
 
         validate(record)  # the whole record replays exactly, or ValueError
         self._start, self._apply = start_replay, apply_recorded

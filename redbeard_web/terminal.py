@@ -13,7 +13,7 @@ join or fold, or any unambiguous start of a legal action's name. Also ``help``,
 
 The table is drawn from the same view the web page gets, so it shows only what you may
 know. With ``--record FILE`` the finished game is appended to a JSON-lines records file
-(:mod:`redbeard_env.records`).
+(:mod:`redbeard_env.redbeard.records`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import argparse
 import sys
 from typing import TextIO
 
-from redbeard_env.cards import action_id, action_name
-from redbeard_env.records import append_records
-from redbeard_env.rules import PRESETS, parse_overrides
+from redbeard_env.redbeard.cards import action_id, action_name
+from redbeard_env.redbeard.records import append_records
+from redbeard_env.redbeard.rules import PRESETS, parse_overrides
 
 from .session import BotPool, GameSession, parse_new_game, seat_label
 

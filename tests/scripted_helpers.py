@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import redbeard_env
 from redbeard_env import action_id, action_name
-from redbeard_env.cards import NUM_CARDS, parse_card
+from redbeard_env.redbeard.cards import NUM_CARDS, parse_card
 
 
 def agent(seat: int) -> str:
@@ -116,7 +116,7 @@ def play_both_engines(
     termination. Returns the batch engine's ``info`` of every step."""
     import numpy as np
 
-    from redbeard_env.vector import VectorEnv
+    from redbeard_env.redbeard.vector import VectorEnv
 
     env = new_env(num_players, rules, dealer=dealer, scores=scores, decks=decks, **overrides)
     venv = VectorEnv(1, num_players, rules, seed=0, **overrides)

@@ -12,11 +12,11 @@ import pytest
 
 import redbeard_env
 from agents import Agent, decode, decode_batch, make_agent, parse_spec, register, rules_from_obs
-from agents.decode import encode_batch, led_suit
-from agents.heuristic import K, HeuristicAgent
+from agents.redbeard.decode import encode_batch, led_suit
+from agents.redbeard.heuristic import K, HeuristicAgent
 from agents.registry import LAZY_MODULES
-from redbeard_env.rules import PENALTY, PRESETS, make_rules
-from redbeard_env.vector import VectorEnv
+from redbeard_env.redbeard.rules import PENALTY, PRESETS, make_rules
+from redbeard_env.redbeard.vector import VectorEnv
 
 PRESET_NAMES = list(PRESETS)
 

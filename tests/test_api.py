@@ -14,8 +14,8 @@ from pettingzoo.test import api_test, seed_test
 
 import redbeard_env
 from redbeard_env import action_id, action_name
-from redbeard_env.cards import format_cards
-from redbeard_env.observation import OBS_BLOCKS, OBS_SIZE
+from redbeard_env.redbeard.cards import format_cards
+from redbeard_env.redbeard.observation import OBS_BLOCKS, OBS_SIZE
 
 PRESET_NAMES = ("classic", "fem_opp", "raudskjegg", "wikipedia")
 PLAYER_COUNTS = (3, 4, 5, 6, 7)

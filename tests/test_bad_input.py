@@ -13,9 +13,9 @@ import pytest
 
 import redbeard_env
 from redbeard_env import action_id, action_name, make_rules
-from redbeard_env.cards import card_name
-from redbeard_env.observation import encode
-from redbeard_env.rules import BOOL_FIELDS, CHOICES, FIELD_NAMES, INT_RANGES, PRESETS
+from redbeard_env.redbeard.cards import card_name
+from redbeard_env.redbeard.observation import encode
+from redbeard_env.redbeard.rules import BOOL_FIELDS, CHOICES, FIELD_NAMES, INT_RANGES, PRESETS
 
 PRESET_NAMES = ("classic", "fem_opp", "raudskjegg", "wikipedia")
 
@@ -367,7 +367,7 @@ def test_step_after_game_end():
         with pytest.raises(ValueError, match=r"(?s)phase 'done'.*reset|over"):
             env.step(a)
     with pytest.raises(ValueError, match="over"):
-        redbeard_env.game.apply_action(g, 0)
+        redbeard_env.redbeard.game.apply_action(g, 0)
     env.reset(seed=1)  # and it can be reset
     assert len(env.agents) == 3
 
@@ -396,8 +396,8 @@ def test_reset_scores_outside_the_allowed_range_are_refused():
     """Scores that would wrap (int32 in the batch engine) or leave no headroom for a game's
     penalties are refused by both engines instead of being stored wrong (2**32 became 0
     and that seat then won at the first scoring)."""
-    from redbeard_env.rules import SCORE_LIMIT
-    from redbeard_env.vector import VectorEnv
+    from redbeard_env.redbeard.rules import SCORE_LIMIT
+    from redbeard_env.redbeard.vector import VectorEnv
 
     venv = VectorEnv(2, 4, "classic", seed=0)
     allowed = rf"-{SCORE_LIMIT}\.\.{SCORE_LIMIT}"
@@ -408,8 +408,8 @@ def test_reset_scores_outside_the_allowed_range_are_refused():
             venv.reset(scores=np.array([[12, 12, 12, 12], [12, 12, 12, bad]], dtype=np.int64))
         with pytest.raises(ValueError, match=rf"'scores'.*{allowed}"):
             make_env(4).reset(seed=0, options={"scores": [12, 12, bad, 12]})
-    good = redbeard_env.game.new_game(venv.rules, 4, np.random.default_rng(0), scores=[1, 2, 3, 4])
-    bad = redbeard_env.game.new_game(venv.rules, 4, np.random.default_rng(0), scores=[12, 2**31, 12, 12])
+    good = redbeard_env.redbeard.game.new_game(venv.rules, 4, np.random.default_rng(0), scores=[1, 2, 3, 4])
+    bad = redbeard_env.redbeard.game.new_game(venv.rules, 4, np.random.default_rng(0), scores=[12, 2**31, 12, 12])
     before = venv.scores.copy()
     with pytest.raises(ValueError, match=rf"load_games: .*slot 1 .*{allowed}"):
         venv.load_games([good, bad])
@@ -422,7 +422,7 @@ def test_reset_scores_outside_the_allowed_range_are_refused():
 
 
 def test_vector_step_before_reset_is_refused():
-    from redbeard_env.vector import VectorEnv
+    from redbeard_env.redbeard.vector import VectorEnv
 
     venv = VectorEnv(3, 4, "classic", seed=0)
     with pytest.raises(ValueError, match=r"step\(\) before reset\(\)"):
@@ -485,7 +485,7 @@ def test_rejected_reset_leaves_the_generator_untouched(seed, options):
 def test_rejected_vector_reset_changes_nothing(kwargs):
     """A VectorEnv.reset with a bad argument neither reseeds, nor touches the games or
     their queued decks: the env plays on as a twin that never saw the call."""
-    from redbeard_env.vector import VectorEnv, random_legal_actions
+    from redbeard_env.redbeard.vector import VectorEnv, random_legal_actions
 
     a, b = VectorEnv(2, 4, "classic", seed=1), VectorEnv(2, 4, "classic", seed=1)
     decks = np.argsort(np.random.default_rng(0).random((2, 3, 52)), -1)

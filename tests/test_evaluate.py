@@ -14,8 +14,9 @@ import pytest
 from redbeard_eval import cli, deals, metrics
 from redbeard_eval import run_tournament
 from redbeard_eval.tournament import play_tournament
-from redbeard_env.engine import BatchEngine, Job, ReferenceBatch, VectorBatch, make_engine
-from redbeard_env.rules import make_rules
+from redbeard_env.engine import BatchEngine, Job, make_engine
+from redbeard_env.redbeard.engine import ReferenceBatch, VectorBatch
+from redbeard_env.redbeard.rules import make_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -107,7 +108,7 @@ def test_engines_agree():
 
 # ---------------------------------------------------------------- metrics
 def _records(contract="exact"):
-    rec = metrics.Records(4, ["a", "b"], contract)
+    rec = metrics.Records(4, ["a", "b"], make_rules("classic", contract=contract))
     # agent a declared three times: bid 2 took 2 (made), bid 3 took 1, Rödskägg took 6
     for level, tricks in ((2, 2), (3, 1), (7, 6)):
         rec.calib["a"][level, tricks] += 1
@@ -311,7 +312,7 @@ def test_more_workers_need_spec_strings():
 
 
 def test_record_writes_every_game_and_each_replays_exactly(tmp_path):
-    from redbeard_env import records
+    from redbeard_env.redbeard import records
 
     path = tmp_path / "games.jsonl"
     cli.main(["--agents", "heuristic", "random", "--players", "4", "--games", "12", "--seed", "2",

@@ -1,14 +1,14 @@
-"""Tests for redbeard_env.handeval (table lookup), handeval_playout (Monte Carlo) and handmasks. Fast: a few seconds."""
+"""Tests for redbeard_env.redbeard.handeval (table lookup), handeval_playout (Monte Carlo) and handmasks. Fast: a few seconds."""
 
 from math import comb
 
 import numpy as np
 import pytest
 
-from redbeard_env import handeval as he
-from redbeard_env import handeval_playout as playout
-from redbeard_env import handmasks as hm
-from redbeard_env.cards import parse_cards
+from redbeard_env.redbeard import handeval as he
+from redbeard_env.redbeard import handeval_playout as playout
+from redbeard_env.redbeard import handmasks as hm
+from redbeard_env.redbeard.cards import parse_cards
 
 TOP_SPADES = parse_cards("AS KS QS JS TS 9S".split())
 HONOURS = parse_cards("AS KS AH KH AD QC".split())

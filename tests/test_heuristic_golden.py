@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.heuristic import GROUP_KEY
+from agents.redbeard.heuristic import GROUP_KEY
 from agents.registry import make_agent
 from golden.make_heuristic_golden import GOLDEN
 

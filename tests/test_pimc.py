@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 
 from agents import decode_batch, make_agent, rules_from_obs
-from agents import pimc as pimc_module
-from agents.heuristic import HeuristicAgent
-from agents.pimc import PimcAgent, hand_sizes, sample_owners, sampled_worlds, world_templates
-from redbeard_env import game as G
-from redbeard_env.observation import encode
-from redbeard_env.rules import PRESETS, make_rules
-from redbeard_env.vector import VectorEnv
+from agents.redbeard import pimc as pimc_module
+from agents.redbeard.heuristic import HeuristicAgent
+from agents.redbeard.pimc import PimcAgent, hand_sizes, sample_owners, sampled_worlds, world_templates
+from redbeard_env.redbeard import game as G
+from redbeard_env.redbeard.observation import encode
+from redbeard_env.redbeard.rules import PRESETS, make_rules
+from redbeard_env.redbeard.vector import VectorEnv
 
 SEARCHED = ("bid", "ask", "join", "play")
 PLAYERS = (3, 4, 5, 7)

@@ -10,9 +10,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.ppo import FEATURE_SIZE, PolicyNet, PPOAgent, load_checkpoint, masked_entropy, policy_features, sample_actions, save_checkpoint  # noqa: E402
-from redbeard_env.cards import NUM_ACTIONS  # noqa: E402
-from redbeard_env.observation import OBS_SIZE  # noqa: E402
-from redbeard_env.rules import make_rules  # noqa: E402
+from redbeard_env.redbeard.cards import NUM_ACTIONS  # noqa: E402
+from redbeard_env.redbeard.observation import OBS_SIZE  # noqa: E402
+from redbeard_env.redbeard.rules import make_rules  # noqa: E402
 
 
 def random_masks(rng, rows, k_max=6):
@@ -132,7 +132,7 @@ def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path):
 
 def test_policy_features_add_hand_strength_only_for_full_hands():
     import redbeard_env
-    from redbeard_env import handeval
+    from redbeard_env.redbeard import handeval
 
     env = redbeard_env.env(num_players=5, rules="wikipedia")
     env.reset(seed=3)
@@ -146,14 +146,14 @@ def test_policy_features_add_hand_strength_only_for_full_hands():
     assert np.allclose(feats[OBS_SIZE : OBS_SIZE + 7], expected)
     assert feats[OBS_SIZE:].sum() == pytest.approx(2.0, abs=1e-4)  # two distributions
     fewer = obs.copy()
-    fewer[redbeard_env.observation.OBS_SLICES["hand"]][sorted(hand)[0]] = 0.0
+    fewer[redbeard_env.redbeard.observation.OBS_SLICES["hand"]][sorted(hand)[0]] = 0.0
     assert not policy_features(fewer[None])[0, OBS_SIZE:].any()
 
 
 def _heuristic_positions(preset="classic", n=4, steps=60, seed=0):
     """Observations and masks from heuristic play (all phases of a few rounds)."""
     from agents.registry import make_agent
-    from redbeard_env.vector import VectorEnv
+    from redbeard_env.redbeard.vector import VectorEnv
 
     bot = make_agent("heuristic")
     venv = VectorEnv(num_envs=64, num_players=n, rules=preset, seed=seed)

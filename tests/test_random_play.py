@@ -2,7 +2,7 @@
 
 The checker is reusable: ``play_random_game(env, seed, ...)`` plays one full game through
 the AEC API and checks it; ``StepChecker`` checks single transitions of a
-:class:`redbeard_env.game.Game` (``snapshot`` before, ``check_step`` after);
+:class:`redbeard_env.redbeard.game.Game` (``snapshot`` before, ``check_step`` after);
 ``check_cards_conserved``, ``check_hidden_invariance`` and ``expected_legal`` work on any
 game state. Import them with ``from test_random_play import ...`` (pytest puts ``tests/``
 on ``sys.path``).
@@ -48,8 +48,8 @@ import numpy as np
 import pytest
 
 import redbeard_env
-from redbeard_env import game as G
-from redbeard_env.cards import (
+from redbeard_env.redbeard import game as G
+from redbeard_env.redbeard.cards import (
     ASK,
     BID0,
     FOLD,
@@ -65,8 +65,8 @@ from redbeard_env.cards import (
     SKIP,
     is_face,
 )
-from redbeard_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
-from redbeard_env.rules import PENALTY, PRESETS, TRICKS_PER_ROUND
+from redbeard_env.redbeard.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
+from redbeard_env.redbeard.rules import PENALTY, PRESETS, TRICKS_PER_ROUND
 
 PRESET_NAMES = ("classic", "fem_opp", "raudskjegg", "wikipedia")
 PLAYER_COUNTS = (3, 4, 5, 6, 7)

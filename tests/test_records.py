@@ -1,4 +1,4 @@
-"""Game records (redbeard_env.records): round trip through JSON lines, exact replay on the
+"""Game records (redbeard_env.redbeard.records): round trip through JSON lines, exact replay on the
 reference engine, clear errors for bad records."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from redbeard_env import game as G
-from redbeard_env import records as R
-from redbeard_env.cards import action_id, action_name, parse_card
-from redbeard_env.rules import PRESETS, make_rules
+from redbeard_env.redbeard import game as G
+from redbeard_env.redbeard import records as R
+from redbeard_env.redbeard.cards import action_id, action_name, parse_card
+from redbeard_env.redbeard.rules import PRESETS, make_rules
 
 
 def play_random(preset: str, players: int, seed: int, **overrides) -> tuple[G.Game, R.Recorder, list]:

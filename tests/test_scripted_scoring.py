@@ -258,6 +258,6 @@ FIELD_TESTS = {
 
 
 def test_every_rules_field_has_a_scripted_test():
-    from redbeard_env.rules import FIELD_NAMES
+    from redbeard_env.redbeard.rules import FIELD_NAMES
 
     assert set(FIELD_TESTS) == set(FIELD_NAMES)

@@ -34,7 +34,7 @@ def test_a_shipped_bot_plays_its_golden_decisions(name):
     net, payload = load_checkpoint(name)  # refuses another prior, table or layout
     assert obs.shape[0] == len(expected) > 100
     if payload["num_players"] is None:  # a bot of several table sizes is recorded at 3, 5 and 7 players
-        from agents.decode import decode_batch
+        from agents.redbeard.decode import decode_batch
 
         assert np.unique(decode_batch(obs).num_players).tolist() == [3, 5, 7]
     actions, _ = greedy_decisions(f"ppo:{name}", obs, mask)

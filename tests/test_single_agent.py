@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import redbeard_env
-from redbeard_env.single_agent import GYM_IDS
+import agents
+from agents.single_agent import GYM_IDS
 
 
 def play(env, seed, pick=None):
@@ -31,7 +31,7 @@ def play(env, seed, pick=None):
 @pytest.mark.parametrize("preset", sorted(GYM_IDS.values()))
 def test_gymnasium_checker_passes(preset):
     # the checker steps with actions sampled without the mask: illegal ones end the episode
-    env = redbeard_env.single_agent_env(rules=preset, num_players=4, opponents="random", seat="random", illegal_action="lose")
+    env = agents.single_agent_env(rules=preset, num_players=4, opponents="random", seat="random", illegal_action="lose")
     check_env(env, skip_render_check=True)
 
 
@@ -43,7 +43,7 @@ def test_registered_ids_make_the_env_with_the_preset():
 
 
 def test_same_seed_same_game_and_random_seats_rotate():
-    env = redbeard_env.single_agent_env(opponents=["heuristic", "random", "random:seed=5"], seat="random")
+    env = agents.single_agent_env(opponents=["heuristic", "random", "random:seed=5"], seat="random")
     a = play(env, 3)
     b = play(env, 3)
     assert a[0] == b[0] and a[1] == b[1]
@@ -52,7 +52,7 @@ def test_same_seed_same_game_and_random_seats_rotate():
 
 
 def test_the_win_reward_is_spec_section_3():
-    env = redbeard_env.single_agent_env(num_players=4, opponents="random", seat=2)
+    env = agents.single_agent_env(num_players=4, opponents="random", seat=2)
     outcomes = set()
     for seed in range(12):
         _, rewards, info, terminated = play(env, seed)
@@ -68,7 +68,7 @@ def test_the_win_reward_is_spec_section_3():
 
 
 def test_the_shaped_reward_pays_for_getting_closer_to_zero():
-    env = redbeard_env.single_agent_env(num_players=4, opponents="random", seat=0, reward="shaped", shaping_coef=0.5)
+    env = agents.single_agent_env(num_players=4, opponents="random", seat=0, reward="shaped", shaping_coef=0.5)
     env.reset(seed=0)
     start = env.unwrapped.aec.rules.start_score
     score, total = start, 0.0
@@ -87,23 +87,23 @@ def test_the_shaped_reward_pays_for_getting_closer_to_zero():
 
 
 def test_callables_and_bad_arguments():
-    env = redbeard_env.single_agent_env(opponents=lambda obs: int(np.flatnonzero(obs["action_mask"])[0]), seat=1)
+    env = agents.single_agent_env(opponents=lambda obs: int(np.flatnonzero(obs["action_mask"])[0]), seat=1)
     play(env, 0)
     with pytest.raises(ValueError, match="seat must be an int in 0..3 or 'random'"):
-        redbeard_env.single_agent_env(seat=4)
+        agents.single_agent_env(seat=4)
     with pytest.raises(ValueError, match="one per other seat"):
-        redbeard_env.single_agent_env(opponents=["random", "random"])
+        agents.single_agent_env(opponents=["random", "random"])
     with pytest.raises(ValueError, match="unknown agent 'nobot'"):
-        redbeard_env.single_agent_env(opponents="nobot")
+        agents.single_agent_env(opponents="nobot")
     with pytest.raises(ValueError, match="reward must be one of"):
-        redbeard_env.single_agent_env(reward="score")
+        agents.single_agent_env(reward="score")
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     before = env.unwrapped.aec.game.phase if hasattr(env, "unwrapped") else None
     with pytest.raises(ValueError, match="illegal action"):
         env.step(illegal)
     assert env.unwrapped.aec.game.phase == before  # unchanged
-    lose = redbeard_env.single_agent_env(opponents="random", seat=1, illegal_action="lose")
+    lose = agents.single_agent_env(opponents="random", seat=1, illegal_action="lose")
     lose.reset(seed=0)
     obs, reward, terminated, truncated, info = lose.step(illegal)
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1 / 3, True, False, True)

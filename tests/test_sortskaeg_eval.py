@@ -12,7 +12,8 @@ import pytest
 from redbeard_eval import cli, deals, run_tournament
 from redbeard_eval.metrics import summarise
 from redbeard_eval.metrics_sortskaeg import SortskaegRecords
-from redbeard_env.engine import Job, game_info, make_engine
+from redbeard_env.engine import Job, make_engine
+from redbeard_env.registry import game_named
 from redbeard_env.sortskaeg.rules import make_rules
 
 BOTS = ["sortskaeg_heuristic", "sortskaeg_random"]
@@ -22,7 +23,7 @@ def test_deal_sequences_of_42_cards():
     dealer, decks = deals.deal_sequence(3, 1, 4, 13, deck_size=42, parts=1)
     assert decks.shape == (13, 42) and all(sorted(d) == list(range(42)) for d in decks)
     assert np.array_equal(decks, deals.deal_sequence(3, 1, 4, 13, deck_size=42, parts=1)[1])
-    info = game_info("sortskaeg")
+    info = game_named("sortskaeg")
     assert (info.deck_size, info.deck_parts, info.num_actions, info.obs_size) == (42, 1, 50, 671)
     assert info.decks_per_game(make_rules()) == 13
 

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from redbeard_env import records as R
-from redbeard_env.cards import card_name
+from redbeard_env.redbeard import records as R
+from redbeard_env.redbeard.cards import card_name
 from redbeard_web.session import BotPool, GameSession, parse_new_game
 from redbeard_web.terminal import main, parse_input
 

@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 import redbeard_train as train  # noqa: E402
 from agents.ppo import PolicyNet, load_checkpoint  # noqa: E402
-from redbeard_env.engine import game_info  # noqa: E402
+from redbeard_env.registry import game_named  # noqa: E402
 from redbeard_train import rollout  # noqa: E402
 from redbeard_train.config import CONFIG_DIR, ConfigError, from_dict  # noqa: E402
 from redbeard_train.pool import Pool  # noqa: E402
@@ -34,7 +34,7 @@ def load(path: Path) -> dict:
 def test_config_files_parse_and_cli_overrides():
     for path in sorted(CONFIG_DIR.glob("*.yaml")):
         cfg = train.load_config(str(path))
-        game_info(cfg.game).make_rules(cfg.rules, **cfg.overrides)  # each config's game (Sortskæg's too)
+        game_named(cfg.game).make_rules(cfg.rules, **cfg.overrides)  # each config's game (Sortskæg's too)
     cfg, resume = train.parse_args(["--config", "smoke", "--total-steps", "2e6", "--players", "3", "5",
                                     "--overrides", "leader=trick_winner", "join_at=3", "--anneal-lr", "False"])
     assert cfg.total_steps == 2_000_000 and cfg.players == [3, 5] and resume is None

@@ -18,10 +18,10 @@ import copy
 import numpy as np
 import pytest
 
-from redbeard_env import game as G
-from redbeard_env.observation import OBS_SLICES, encode, static_prefix
-from redbeard_env.rules import make_rules
-from redbeard_env.vector import PHASE_NAMES, VectorEnv, random_legal_actions
+from redbeard_env.redbeard import game as G
+from redbeard_env.redbeard.observation import OBS_SLICES, encode, static_prefix
+from redbeard_env.redbeard.rules import make_rules
+from redbeard_env.redbeard.vector import PHASE_NAMES, VectorEnv, random_legal_actions
 
 CONFIGS = [
     ("classic", 4, dict(start_score=4, redeal="any", max_rounds=4)),

@@ -1,4 +1,4 @@
-"""Parity of the batched engine (redbeard_env.vector) with the reference AEC env.
+"""Parity of the batched engine (redbeard_env.redbeard.vector) with the reference AEC env.
 
 Both engines get the same deals (per-game deck lists, dealer, starting scores) and the same
 random legal actions; at every step they must agree bit for bit on the acting seat's
@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 
 import redbeard_env
-from redbeard_env import game as G
-from redbeard_env.cards import REDBEARD_LEVEL
-from redbeard_env.observation import OBS_SLICES
-from redbeard_env.rules import PRESETS
-from redbeard_env.vector import PHASE_NAMES, VectorEnv, random_legal_actions
+from redbeard_env.redbeard import game as G
+from redbeard_env.redbeard.cards import REDBEARD_LEVEL
+from redbeard_env.redbeard.observation import OBS_SLICES
+from redbeard_env.redbeard.rules import PRESETS
+from redbeard_env.redbeard.vector import PHASE_NAMES, VectorEnv, random_legal_actions
 
 GAMES = 200
 SLOW_GAMES = 500

@@ -14,10 +14,10 @@ pytest.importorskip("starlette", reason="the web extra is not installed (pip ins
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from redbeard_env import game as G  # noqa: E402
-from redbeard_env import records as R  # noqa: E402
-from redbeard_env.cards import card_name  # noqa: E402
-from redbeard_env.rules import PRESETS  # noqa: E402
+from redbeard_env.redbeard import game as G  # noqa: E402
+from redbeard_env.redbeard import records as R  # noqa: E402
+from redbeard_env.redbeard.cards import card_name  # noqa: E402
+from redbeard_env.redbeard.rules import PRESETS  # noqa: E402
 from redbeard_web.app import create_app  # noqa: E402
 from redbeard_web.session import BotPool  # noqa: E402
 from redbeard_web.store import GameStore, StoreFull  # noqa: E402

@@ -79,7 +79,7 @@ def click_moves(page, rng: random.Random, max_clicks: int, stop=None) -> int:
 def test_play_a_full_game_by_clicking(tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
-    from redbeard_env.records import load_records
+    from redbeard_env.redbeard.records import load_records
 
     from redbeard_web.app import create_app
     from redbeard_web.session import BotPool

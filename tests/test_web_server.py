@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - older installs
 
 from agents.base import Agent  # noqa: E402
 from agents.registry import register  # noqa: E402
-from redbeard_env import records as R  # noqa: E402
+from redbeard_env.redbeard import records as R  # noqa: E402
 from redbeard_web.app import create_app  # noqa: E402
 from redbeard_web.session import BotPool  # noqa: E402
 from redbeard_web.store import GameStore  # noqa: E402

@@ -15,3 +15,27 @@ from .vector import VectorEnv
 __all__ = ["env", "raw_env", "VectorEnv", "Rules", "PRESETS", "make_rules", "action_id", "action_name",
            "card_name", "parse_card", "NUM_ACTIONS", "NUM_CARDS", "OBS_SIZE", "OBS_BLOCKS"]
 
+
+from ..registry import Game  # noqa: E402
+from .engine import ENGINES, ROUND_KEYS  # noqa: E402
+from .parts import SORTSKAEG  # noqa: E402
+
+GAME = Game(
+    name="sortskaeg",
+    title="Sortskæg",
+    parts=SORTSKAEG,
+    env=env,
+    raw_env=raw_env,
+    vector_env=VectorEnv,
+    engines=ENGINES,
+    round_keys=ROUND_KEYS,
+    records=None,
+    default_rules="sortskaeg",
+    deck_size=NUM_CARDS,
+    deck_parts=1,
+    decks_per_game=lambda rules: rules.num_rounds,
+    start_score=lambda rules: 0,
+    bots="agents.sortskaeg",
+    metrics="redbeard_eval.metrics_sortskaeg:SortskaegRecords",
+    views="redbeard_web.views_sortskaeg",
+)

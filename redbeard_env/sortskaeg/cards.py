@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..cards import parse_cards as _parse_card_list
+from ..common import parse_card_list
 
 NUM_COLOURS = 4
 NUM_VALUES = 10
@@ -80,7 +80,7 @@ def parse_card(card: "str | int") -> int:
 
 def parse_cards(cards: Iterable["str | int"], what: str = "cards") -> list[int]:
     """Parse a list of cards; a duplicate raises ``ValueError`` (the shared list check)."""
-    return _parse_card_list(cards, what, parse=parse_card, name=card_name)
+    return parse_card_list(cards, what, parse_card, card_name)
 
 
 def format_cards(cards: Iterable[int]) -> str:

@@ -21,10 +21,12 @@ from . import game as G
 from .parts import SORTSKAEG
 from .vector import VectorEnv
 
-__all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "sortskaeg_events"]
+__all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "ROUND_KEYS", "round_events"]
+
+ROUND_KEYS = ("round_hand_size", "round_bids", "round_tricks")
 
 
-def sortskaeg_events(B: int, n: int) -> dict:
+def round_events(B: int, n: int) -> dict:
     """The shared events plus Sortskæg's round records."""
     ev = empty_events(B, n)
     ev["round_hand_size"] = np.zeros(B, np.int64)
@@ -38,7 +40,7 @@ class ReferenceBatch(ReferenceBatchBase):
     parts = SORTSKAEG
 
     def empty_events(self, B: int) -> dict:
-        return sortskaeg_events(B, self.n)
+        return round_events(B, self.n)
 
     def new_game(self, job: Job, rng: np.random.Generator):
         return G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores,
@@ -60,10 +62,10 @@ class VectorBatch(VectorBatchBase):
     """Sortskæg's jobs on its batch engine."""
 
     vector_env = VectorEnv
-    round_keys = ("round_hand_size", "round_bids", "round_tricks")
+    round_keys = ROUND_KEYS
 
     def empty_events(self, B: int) -> dict:
-        return sortskaeg_events(B, self.n)
+        return round_events(B, self.n)
 
     def winners(self, info: dict) -> np.ndarray:
         return np.asarray(info["winners"], bool)

@@ -1,6 +1,6 @@
 """Sortskæg as a PettingZoo AEC environment (SPEC §6).
 
-Played like Rödskägg's env (the loop in :mod:`redbeard_env.env`; the shared machinery is
+Played like Rödskägg's env (the loop in :mod:`redbeard_env.redbeard.env`; the shared machinery is
 :class:`redbeard_env.aec_base.TableEnv`)::
 
     from redbeard_env import sortskaeg

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..observation import block_layout, constant_blocks
+from ..common import block_layout, constant_blocks
 from .cards import JOKERS, MAX_BID, NUM_CARDS, NUM_COLOURS, trick_winner
 from .game import PHASE_NAMES
 from .rules import MAX_HAND, MAX_PLAYERS, MIN_PLAYERS, Rules

@@ -32,7 +32,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..rules import replace_fields
+from ..common import replace_fields
 from .cards import MAX_BID, NUM_CARDS
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6

@@ -28,9 +28,9 @@ BOTS = {"redbeard": ("heuristic", "random"), "sortskaeg": ("sortskaeg_heuristic"
 def record_positions(rules: dict, num_players: int, seed: int = 0, steps: int = 160, keep: int = 600,
                      game: str = "redbeard"):
     from agents.registry import make_agent
-    from redbeard_env.engine import game_info
+    from redbeard_env.registry import game_named
 
-    info = game_info(game)
+    info = game_named(game)
     venv = info.vector_env()(num_envs=32, num_players=num_players, rules=info.make_rules(info.rules_type(), **rules),
                              seed=seed)
     bots = [make_agent(BOTS[game][0]), make_agent(BOTS[game][1], seed=seed)]

@@ -38,7 +38,7 @@ PER_CONFIG = 250
 
 def record_positions(preset: str, n: int, overrides: dict, seed: int) -> tuple[np.ndarray, np.ndarray]:
     from agents.registry import make_agent
-    from redbeard_env.vector import VectorEnv
+    from redbeard_env.redbeard.vector import VectorEnv
 
     venv = VectorEnv(num_envs=48, num_players=n, rules=preset, seed=seed, **overrides)
     bot, rnd = make_agent("heuristic"), make_agent("random", seed=seed)

@@ -20,7 +20,7 @@ failure, joiner-fail, zero-trick, forget and bid-over-score penalties.
   plain +5 for a rival).
 * **Bids.** The hand's trick distribution as declarer comes from a Monte Carlo over
   where the unseen cards are (per suit, every opponent card above one of ours can take
-  one of ours: ``bid_values`` in :mod:`agents.heuristic_kernels`; ``q_scale`` < 1 because
+  one of ours: ``bid_values`` in :mod:`agents.redbeard.heuristic_kernels`; ``q_scale`` < 1 because
   opponents fold or do not always overtake -- fitted on self-play); timing moves a share
   ``control`` of the outcomes one trick off the bid onto it. Each legal bid's expected
   utility is compared with passing (the hand's chances as a follower) plus
@@ -37,7 +37,7 @@ failure, joiner-fail, zero-trick, forget and bid-over-score penalties.
 :meth:`HeuristicAgent.action_values` returns these utilities for every legal action
 (``act_batch`` plays their argmax); the PPO policy's ``heuristic`` prior is built on them.
 They are computed one observation row at a time by compiled code
-(:mod:`agents.heuristic_kernels`, numba); ``tests/test_heuristic_golden.py`` checks them
+(:mod:`agents.redbeard.heuristic_kernels`, numba); ``tests/test_heuristic_golden.py`` checks them
 against values recorded from the earlier vectorised numpy implementation.
 
 Every parameter is a keyword of :class:`HeuristicAgent`, so ``heuristic:win_value=6``
@@ -50,14 +50,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.cards import NUM_ACTIONS
-from redbeard_env.observation import OBS_SIZE, OBS_SLICES
-from redbeard_env.rules import MIN_PLAYERS, Rules
+from redbeard_env.redbeard.cards import NUM_ACTIONS
+from redbeard_env.redbeard.observation import OBS_SIZE, OBS_SLICES
+from redbeard_env.redbeard.rules import MIN_PLAYERS, Rules
 
 from . import heuristic_kernels as HK
-from .base import Agent
+from ..base import Agent
 from .decode import ObsBatch, decode_batch, encode_batch, rules_from_obs, rules_groups
-from .registry import register
+from ..registry import register
 
 K = HK.K  # trick counts 0..7 in utility tables (7 only as padding)
 # the observation entries that tell the player count and the rules (adjacent blocks)
@@ -206,7 +206,7 @@ class HeuristicAgent(Agent):
 
     def kernel_numbers(self, rules: Rules) -> tuple:
         """``(rules numbers, parameters, observation offsets, bid uniforms)``: this bot as
-        :func:`agents.heuristic_kernels.value_rows` takes it, for ``rules`` (or the bot's
+        :func:`agents.redbeard.heuristic_kernels.value_rows` takes it, for ``rules`` (or the bot's
         own rules when it was given some) -- for compiled loops that play it (pimc's
         playouts)."""
         rules = self.rules if self.rules is not None else rules

@@ -3,7 +3,7 @@
 A :class:`Game` is a small mutable state; :func:`new_game` creates one, :func:`legal_actions`
 lists what the acting seat may do and :func:`apply_action` applies one action (after
 checking it is legal, so an illegal action leaves the state untouched). Every rule that
-varies is read from the game's :class:`~redbeard_env.rules.Rules`.
+varies is read from the game's :class:`~redbeard_env.redbeard.rules.Rules`.
 
 Flow of a round (one function per phase)::
 

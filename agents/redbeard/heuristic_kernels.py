@@ -1,8 +1,8 @@
 """The ``heuristic`` bot's action values, compiled with numba: one observation row at a time.
 
-This is the implementation behind :meth:`agents.heuristic.HeuristicAgent.action_values`
+This is the implementation behind :meth:`agents.redbeard.heuristic.HeuristicAgent.action_values`
 (see that module for what the values mean). Each row is decoded straight from the float
-observation (blocks of :mod:`redbeard_env.observation`) and valued by its phase, with the
+observation (blocks of :mod:`redbeard_env.redbeard.observation`) and valued by its phase, with the
 arithmetic of the former vectorised numpy code kept in the same order (card model,
 Poisson-binomial trick counts, outcome tables, the bid Monte Carlo over fixed uniforms),
 so the values are those of the recorded golden positions (``tests/golden/heuristic_values.npz``)
@@ -21,9 +21,9 @@ import functools
 import numpy as np
 from numba import njit
 
-from redbeard_env import cards as _cards
-from redbeard_env.observation import OFF as _OFF
-from redbeard_env.rules import Rules
+from redbeard_env.redbeard import cards as _cards
+from redbeard_env.redbeard.observation import OFF as _OFF
+from redbeard_env.redbeard.rules import Rules
 
 PASS, BID0, REDBEARD, JOIN, FOLD, ASK, SKIP, KEEP, REDEAL, LOOK, NO_LOOK, NUM_ACTIONS = (
     52, 53, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69)
@@ -603,7 +603,7 @@ def fail_chance(R, m, r):
 
 @inline
 def led_suit(mask, b, hand, trick, trick_played, leader, voids, per_trick, per_hand, allowed):
-    """The suit led to the current trick (see agents.decode.led_suit), -1 if none."""
+    """The suit led to the current trick (see agents.redbeard.decode.led_suit), -1 if none."""
     for s in range(4):
         per_trick[s] = popcount((trick >> np.uint64(13 * s)) & np.uint64(0x1FFF))
         per_hand[s] = popcount((hand >> np.uint64(13 * s)) & np.uint64(0x1FFF))
@@ -647,7 +647,7 @@ def led_suit(mask, b, hand, trick, trick_played, leader, voids, per_trick, per_h
 def bid_values(R, A, n, b, ob, mask, out, q, live, unseen, unseen_suit, unseen_count, hand, hand_count, higher, slots,
                valid, declarer, duel, score, bounced, call, high_bid, uniforms, Qs, logmiss, factor, p6, w6, dist,
                table, aim, counts, free_above, total_beaten):
-    """Bids: each legal bid's expected utility against passing (see agents.heuristic)."""
+    """Bids: each legal bid's expected utility against passing (see agents.redbeard.heuristic)."""
     # declarer chances of the hand's cards (leading against all live players)
     miss_logs(q, live, Qs, logmiss)
     for j in range(6):

@@ -1,12 +1,12 @@
 """The batch engine's rules, observation encoder and legal-action mask, compiled with numba.
 
-:class:`redbeard_env.vector.VectorEnv` keeps the state of B games in arrays (one
+:class:`redbeard_env.redbeard.vector.VectorEnv` keeps the state of B games in arrays (one
 :class:`State` tuple of them) and calls the drivers at the bottom of this module, which
 loop over the games: :func:`step_games` applies one action per game, resolves everything
 automatic that follows (trick ends, the join question's automatic answers, round scoring,
 the next deal, duels, eliminations, the game's end and, with auto-reset, a new game), and
 writes that game's next observation and mask while its state is still in cache. Each phase
-has one function, written for one game like the reference engine (:mod:`redbeard_env.game`)
+has one function, written for one game like the reference engine (:mod:`redbeard_env.redbeard.game`)
 and agreeing with it step for step (``tests/test_vector_parity.py``). This is the only
 implementation of the rules in the batch path.
 
@@ -117,7 +117,7 @@ _LAYOUT_BLOCKS = ("phase", "num_players", "progress", "hand", "played", "trick",
 
 
 def obs_layout() -> tuple:
-    """Block offsets of :mod:`redbeard_env.observation` as the tuple of ints the encoder reads."""
+    """Block offsets of :mod:`redbeard_env.redbeard.observation` as the tuple of ints the encoder reads."""
     return tuple(int(_OFF[k]) for k in _LAYOUT_BLOCKS) + (int(_SCORE_BINS),)
 
 

@@ -1,10 +1,10 @@
 """Hands as per-suit bit masks, and the checks of hand-evaluation inputs.
 
-Shared by the hand-strength lookup (:mod:`redbeard_env.handeval`), its Monte Carlo
-playout (:mod:`redbeard_env.handeval_playout`) and the table builder
-(:mod:`redbeard_env.handeval_build`). A hand or card set is int16 ``[..., 4]``: per suit a
+Shared by the hand-strength lookup (:mod:`redbeard_env.redbeard.handeval`), its Monte Carlo
+playout (:mod:`redbeard_env.redbeard.handeval_playout`) and the table builder
+(:mod:`redbeard_env.redbeard.handeval_build`). A hand or card set is int16 ``[..., 4]``: per suit a
 13-bit mask of the ranks held (bit r = rank r, 2..A = 0..12; card id = ``suit * 13 +
-rank``, see :mod:`redbeard_env.cards`). ``_as_masks`` / ``_as_ids`` accept the public input
+rank``, see :mod:`redbeard_env.redbeard.cards`). ``_as_masks`` / ``_as_ids`` accept the public input
 forms (``[B, 52]`` card masks or ``[B, 6]`` card ids, or one hand) and raise ``ValueError``
 for wrong shapes, duplicate or out-of-range cards and wrong hand sizes.
 """

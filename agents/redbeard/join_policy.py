@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.cards import FOLD, JOIN
+from redbeard_env.redbeard.cards import FOLD, JOIN
 
-from .base import Agent, check_masks
-from .registry import make_agent, register
+from ..base import Agent, check_masks
+from ..registry import make_agent, register
 
 MODES = {"always": JOIN, "never": FOLD, "free": None}
 

@@ -1,8 +1,8 @@
 """Monte Carlo hand strength: sampled deals played out in one vectorised numpy pass.
 
 Arguments (``hands``, ``num_players``, ``role``, ``leader``, ``position``) as in
-:mod:`redbeard_env.handeval`, whose table holds this same Monte Carlo by hand signature
-(built by :mod:`redbeard_env.handeval_build`).
+:mod:`redbeard_env.redbeard.handeval`, whose table holds this same Monte Carlo by hand signature
+(built by :mod:`redbeard_env.redbeard.handeval_build`).
 
 Functions
 ---------

@@ -2,12 +2,12 @@
 
 :func:`play_out` plays every (candidate action, sampled world) pair of a search to its
 round's end: it copies the world's game record (loaded by
-:meth:`redbeard_env.vector.VectorEnv.load_deals`) into a work record, plays the candidate,
+:meth:`redbeard_env.redbeard.vector.VectorEnv.load_deals`) into a work record, plays the candidate,
 then the heuristic in every seat, through the engine's own step
-(:func:`redbeard_env.vector_kernels.advance_game`, the one implementation of the rules in the
+(:func:`redbeard_env.redbeard.vector_kernels.advance_game`, the one implementation of the rules in the
 batch path) and the heuristic's own row valuation
-(:func:`agents.heuristic_kernels.value_rows`). A seat with one legal action plays it
-unasked, as in :meth:`agents.heuristic.HeuristicAgent.act_batch`.
+(:func:`agents.redbeard.heuristic_kernels.value_rows`). A seat with one legal action plays it
+unasked, as in :meth:`agents.redbeard.heuristic.HeuristicAgent.act_batch`.
 
 Why: the batched playout (a ``VectorEnv`` step for all playouts, then the heuristic on the
 rows with a choice) spends most of its time between those calls -- in Python, in numpy
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from redbeard_env import vector_kernels as VK
+from redbeard_env.redbeard import vector_kernels as VK
 from redbeard_env.jit_cache import cache_with
 
 from . import heuristic_kernels as HK

@@ -1,8 +1,8 @@
 """Rödskägg as a single-agent gymnasium environment: one seat is yours, bots play the rest.
 
 ```python
-import gymnasium, redbeard_env
-env = redbeard_env.single_agent_env(rules="classic", num_players=4, opponents="heuristic", seat="random")
+import gymnasium, agents
+env = agents.single_agent_env(rules="classic", num_players=4, opponents="heuristic", seat="random")
 # or: env = gymnasium.make("redbeard/Classic-v0", opponents="heuristic")
 obs, info = env.reset(seed=0)
 while True:
@@ -24,10 +24,10 @@ Seat
     generator at every reset, so the agent plays every position.
 
 Spaces
-    ``action_space = Discrete(69)`` (ids in :mod:`redbeard_env.cards`);
+    ``action_space = Discrete(69)`` (ids in :mod:`redbeard_env.redbeard.cards`);
     ``observation_space = Dict(observation=Box(-10, 10, (542,), float32),
     action_mask=Box(0, 1, (69,), int8))`` — the AEC env's observation of your seat (its
-    blocks: :mod:`redbeard_env.observation`). ``action_masks()`` returns the mask as bools
+    blocks: :mod:`redbeard_env.redbeard.observation`). ``action_masks()`` returns the mask as bools
     (the convention of maskable-policy libraries such as sb3-contrib's MaskablePPO). At the
     end of an episode the observation is still defined and the mask is all zeros.
 
@@ -56,9 +56,9 @@ from typing import Any, Callable, Sequence
 import gymnasium
 import numpy as np
 
-from .cards import action_name
-from .env import raw_env
-from .rules import Rules
+from redbeard_env.redbeard.cards import action_name
+from redbeard_env.redbeard.env import raw_env
+from redbeard_env.redbeard.rules import Rules
 
 REWARDS = ("win", "shaped")
 ILLEGAL = ("raise", "lose")
@@ -202,4 +202,4 @@ def register_gymnasium_envs() -> None:
     for name, preset in GYM_IDS.items():
         env_id = f"redbeard/{name}-v0"
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point="redbeard_env.single_agent:SingleAgentEnv", kwargs={"rules": preset})
+            gymnasium.register(env_id, entry_point="agents.single_agent:SingleAgentEnv", kwargs={"rules": preset})

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..common import block_layout, constant_blocks
 from .cards import NUM_CARDS, NUM_RANKS
 from .game import JOIN_STATES, NO_CALL, PHASE_NAMES
 from .rules import BOOL_FIELDS, CHOICES, MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -105,17 +106,6 @@ OBS_BLOCKS: dict[str, int] = {
 }
 
 
-def block_layout(blocks: dict[str, int]) -> tuple[dict[str, slice], dict[str, int], int]:
-    """Named blocks laid end to end: ``(slices, offsets, size)`` (shared by every game's
-    observation, e.g. :mod:`redbeard_env.sortskaeg.observation`)."""
-    slices: dict[str, slice] = {}
-    offset = 0
-    for name, size in blocks.items():
-        slices[name] = slice(offset, offset + size)
-        offset += size
-    return slices, {name: sl.start for name, sl in slices.items()}, offset
-
-
 OBS_SLICES, OFF, OBS_SIZE = block_layout(OBS_BLOCKS)
 assert OBS_SIZE == 542, OBS_SIZE  # the documented layout; change both together
 OBS_LOW, OBS_HIGH = -10.0, 10.0
@@ -133,16 +123,6 @@ def rules_vector(rules: Rules) -> np.ndarray:
     parts += [0.0 if elim is None else elim / 32.0, 0.0 if elim is None else 1.0]
     vec = np.clip(np.asarray(parts, dtype=np.float32), OBS_LOW, OBS_HIGH)
     assert vec.shape == (RULES_SIZE,)
-    return vec
-
-
-def constant_blocks(size: int, slices: dict[str, slice], player_slot: int, rules_vec: np.ndarray) -> np.ndarray:
-    """A vector of ``size`` zeros but for the blocks that never change in a game: the
-    ``num_players`` one-hot (at ``player_slot``) and ``rules`` (shared by every game's
-    observation)."""
-    vec = np.zeros(size, dtype=np.float32)
-    vec[slices["num_players"].start + player_slot] = 1.0
-    vec[slices["rules"]] = rules_vec
     return vec
 
 

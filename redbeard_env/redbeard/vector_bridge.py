@@ -1,5 +1,5 @@
 """The bridge between the batch engine and the reference engine: a
-:class:`redbeard_env.game.Game` written into a slot of a VectorEnv (``load_games``), and a
+:class:`redbeard_env.redbeard.game.Game` written into a slot of a VectorEnv (``load_games``), and a
 slot read back as a ``Game`` (``export_game``). Both are exact: the game then plays on
 identically in either engine (``tests/test_vector_load.py``). ``load_deals`` writes many
 deals of the hidden cards of a few games (search: the same as ``load_games`` of each
@@ -95,7 +95,7 @@ def check_game(env, b: int, g: G.Game, caller: str = "load_games", what: str = "
     """``ValueError`` unless ``g`` can be loaded into slot ``b`` of ``env`` (messages name the
     ``caller`` and ``what`` ``b`` counts)."""
     if not isinstance(g, G.Game):
-        raise ValueError(f"{caller}: expected redbeard_env.game.Game objects, got {type(g).__name__}")
+        raise ValueError(f"{caller}: expected redbeard_env.redbeard.game.Game objects, got {type(g).__name__}")
     if g.num_players != env.num_players or g.rules != env.rules:
         raise ValueError(f"{caller}: {what} {b} has other rules or player count than this env")
     if g.game_over or g.phase == "done":

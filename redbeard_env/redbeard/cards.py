@@ -26,6 +26,8 @@ from typing import Iterable
 
 import numpy as np
 
+from ..common import parse_card_list
+
 NUM_CARDS = 52
 NUM_SUITS = 4
 NUM_RANKS = 13
@@ -84,22 +86,6 @@ def parse_card(card: "str | int") -> int:
     return SUITS.index(text[1]) * NUM_RANKS + RANKS.index(text[0])
 
 
-def parse_cards(cards: Iterable["str | int"], what: str = "cards", *, parse=None, name=None) -> list[int]:
-    """Parse a list of cards; a duplicate raises ``ValueError``. ``parse`` and ``name``
-    (default: this deck's :func:`parse_card` and :func:`card_name`) read and print one
-    card, so another deck (``redbeard_env.sortskaeg.cards``) shares the list checks."""
-    parse, name = parse or parse_card, name or card_name
-    if isinstance(cards, (str, bytes)):
-        raise ValueError(f"{what} must be a list of cards, got the string {cards!r}")
-    ids = [parse(c) for c in cards]
-    seen: set[int] = set()
-    for c in ids:
-        if c in seen:
-            raise ValueError(f"duplicate card {name(c)} in {what}")
-        seen.add(c)
-    return ids
-
-
 def format_cards(cards: Iterable[int]) -> str:
     """Cards sorted by suit and rank, grouped by suit: ``AS KS 9H``."""
     return " ".join(card_name(c) for c in sorted(cards, key=lambda c: (-suit_of(c), -rank_of(c))))
@@ -152,3 +138,8 @@ def bid_tricks(level: int) -> int:
     """Tricks a bid level promises (Rödskägg counts as 6)."""
     return min(level, 6)
 
+
+
+def parse_cards(cards: Iterable["str | int"], what: str = "cards") -> list[int]:
+    """Parse a list of cards (names or ids); a duplicate raises ``ValueError``."""
+    return parse_card_list(cards, what, parse_card, card_name)

@@ -11,14 +11,14 @@ rollout bot):
    Each sample becomes a complete game state (:func:`world_game`, seat 0 = the searching
    player, seats = its relative positions).
 2. **Play out** every (sample, candidate action) pair to the end of the round on the batch
-   engine (:class:`redbeard_env.vector.VectorEnv`, loaded with ``stop_at_round_end``): the
+   engine (:class:`redbeard_env.redbeard.vector.VectorEnv`, loaded with ``stop_at_round_end``): the
    candidate action first, then the rollout bot (``heuristic``) in every seat through its
    ordinary ``act_batch``; a seat with a single legal action plays it without asking.
    The samples of all rows of a call are loaded once; each candidate index plays on its
    own copy of that engine, and every step asks the rollout bot once for all of them.
 3. **Choose** the action with the best mean outcome over the samples (common random
    numbers: every action sees the same samples). A playout is worth the utility of the
-   player's score at the round's end (:func:`agents.heuristic.score_utility`: minus the
+   player's score at the round's end (:func:`agents.redbeard.heuristic.score_utility`: minus the
    distance to 0, ``win_value`` for exactly 0, ``-elim_value`` for an elimination); when
    the game is close to its end (an active score at most ``close_at``, or
    ``horizon=game``) it is worth the game result decided at the round's end: +win, -win
@@ -41,17 +41,17 @@ from collections import OrderedDict
 
 import numpy as np
 
-from redbeard_env.cards import NUM_CARDS, PASS, suit_of
-from redbeard_env.game import JOIN_STATES, NO_CALL, PHASE_NAMES, Game
-from redbeard_env.rules import HAND_SIZE, Rules
-from redbeard_env.vector import VectorEnv
-from redbeard_env.vector_kernels import GAME
+from redbeard_env.redbeard.cards import NUM_CARDS, PASS, suit_of
+from redbeard_env.redbeard.game import JOIN_STATES, NO_CALL, PHASE_NAMES, Game
+from redbeard_env.redbeard.rules import HAND_SIZE, Rules
+from redbeard_env.redbeard.vector import VectorEnv
+from redbeard_env.redbeard.vector_kernels import GAME
 
 from . import playout_kernels as PK
-from .base import Agent, check_masks
+from ..base import Agent, check_masks
 from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
 from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, HeuristicAgent, score_utility
-from .registry import make_agent, register
+from ..registry import make_agent, register
 
 CARD_SUITS = suit_of(np.arange(NUM_CARDS))  # the suit of every card id
 SEARCH_PHASES = ("bid", "ask", "join", "play")  # redeal, look and duels: the rollout bot decides
@@ -112,7 +112,7 @@ _NO_RNG = np.random.default_rng(0)  # a loaded game's own generator is never dra
 
 def trick_led_suit(view: ObsBatch, legal: np.ndarray) -> np.ndarray:
     """int [B]: a suit led to the trick on the table (-1: none) that agrees with everything
-    the observation says about it. :func:`~agents.decode.led_suit` infers it; where that
+    the observation says about it. :func:`~agents.redbeard.decode.led_suit` infers it; where that
     suit cannot be the led one -- the observer's legal cards say it follows another suit
     or cannot follow, or the trick's winner is not its leader and the suit has a single
     card on the table -- the suit with most cards on the table that fits is taken."""
@@ -134,7 +134,7 @@ def trick_led_suit(view: ObsBatch, legal: np.ndarray) -> np.ndarray:
 
 def current_trick(view: ObsBatch, i: int, led: int) -> list[tuple[int, int]]:
     """The trick on the table in row ``i`` as ``(position, card)`` in play order, the form
-    a :class:`~redbeard_env.game.Game` keeps it in. The observation shows the trick's cards
+    a :class:`~redbeard_env.redbeard.game.Game` keeps it in. The observation shows the trick's cards
     as a set with who played, who leads and who holds the winning card, not which card
     each played; this gives the winner the best card of the led suit ``led``, the first
     player another card of that suit (it led it) and the others the rest, which is all
@@ -243,7 +243,7 @@ class PimcAgent(Agent):
     else finishing counts as a loss (``-win_value``) and a shared finish as a share of the
     win; ``auto`` uses ``game`` when an active player's score is at most ``close_at`` (the
     game may end this round) and ``round`` otherwise; ``win_value``, ``neg_extra``,
-    ``elim_value``: the utility of a round's end (:func:`agents.heuristic.score_utility`;
+    ``elim_value``: the utility of a round's end (:func:`agents.redbeard.heuristic.score_utility`;
     the heuristic's defaults); ``chunk`` playouts per batch."""
 
     def __init__(
@@ -366,7 +366,7 @@ class PimcAgent(Agent):
         each candidate index."""
         templates, row, owners, stock_sizes = deals
         C, W = first.shape
-        if type(self.policy) is HeuristicAgent:  # the compiled playouts (agents.playout_kernels)
+        if type(self.policy) is HeuristicAgent:  # the compiled playouts (agents.redbeard.playout_kernels)
             return self._play_out_compiled(deals, first, rules, n)
         if W >= COPY_FROM:
             slots = [(np.full(W, c), np.arange(W)) for c in range(C)]  # per engine: candidate, world
@@ -424,7 +424,7 @@ class PimcAgent(Agent):
 
     def _play_out_compiled(self, deals: tuple, first: np.ndarray, rules: Rules, n: int) -> dict:
         """:meth:`_play_out` for the heuristic rollout bot: the worlds loaded once, each
-        (candidate, world) played to its round's end by :func:`agents.playout_kernels.play_out`
+        (candidate, world) played to its round's end by :func:`agents.redbeard.playout_kernels.play_out`
         (same results, no per-step Python)."""
         templates, row, owners, stock_sizes = deals
         C, W = first.shape

@@ -1,6 +1,6 @@
 """Read an observation vector back into named fields, so bots read like the rules.
 
-The layout is :mod:`redbeard_env.observation` (named blocks ``OBS_SLICES``); this module
+The layout is :mod:`redbeard_env.redbeard.observation` (named blocks ``OBS_SLICES``); this module
 is its inverse. Two views:
 
 * :func:`decode_batch` — arrays with a leading batch axis (what the vectorised bots use):
@@ -9,7 +9,7 @@ is its inverse. Two views:
 * :func:`decode` — one observation as plain Python values (lists of card ids, ints,
   ``None``), convenient in tests, notebooks and scripted bots.
 
-:func:`rules_from_obs` recovers the :class:`~redbeard_env.rules.Rules` from the ``rules``
+:func:`rules_from_obs` recovers the :class:`~redbeard_env.redbeard.rules.Rules` from the ``rules``
 block. Two fields are not in the block: ``max_rounds`` and the sheet's ``players`` range;
 they are taken from the ``base`` rules (default ``classic``), so ``rounds_played`` is
 recovered exactly only when ``max_rounds`` is the preset's.
@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from redbeard_env.cards import NUM_CARDS
-from redbeard_env.game import JOIN_STATES, NO_CALL, PHASE_NAMES
-from redbeard_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_SLICES, POSITIONS, RULE_NUMBERS, SCORE_BINS, SCORE_SCALE
-from redbeard_env.rules import BOOL_FIELDS, CHOICES, MIN_PLAYERS, PRESETS, Rules, make_rules
+from redbeard_env.redbeard.cards import NUM_CARDS
+from redbeard_env.redbeard.game import JOIN_STATES, NO_CALL, PHASE_NAMES
+from redbeard_env.redbeard.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_SLICES, POSITIONS, RULE_NUMBERS, SCORE_BINS, SCORE_SCALE
+from redbeard_env.redbeard.rules import BOOL_FIELDS, CHOICES, MIN_PLAYERS, PRESETS, Rules, make_rules
 
 P = POSITIONS
 PHASE = {name: i for i, name in enumerate(PHASE_NAMES)}  # phase name -> index

@@ -37,11 +37,12 @@ a bid over one's score (under ``bid_over_score="penalty"``) and a lost look each
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import warnings
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
+
+from ..common import is_int as _is_int, parse_literal, parse_overrides, replace_fields  # noqa: F401 (re-exported)
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 7
 HAND_SIZE = 6
@@ -245,33 +246,6 @@ def make_rules(rules: "str | Rules | Mapping[str, Any] | None" = "classic", **ov
     return validate(replace_fields(rules, overrides, PRESETS, "classic", Rules, tuple_field="players"))
 
 
-def replace_fields(rules: Any, overrides: dict, presets: dict, default: str, rules_type: type, tuple_field: str,
-                   game: str = "") -> Any:
-    """What every game's ``make_rules`` does before validating: the base (a preset name of
-    ``presets``, None = ``default``, a ``rules_type`` value, or a mapping of fields over the
-    default preset) with ``overrides`` replaced; unknown names raise ``ValueError``; a list
-    given for ``tuple_field`` becomes a tuple (YAML and JSON have no tuples)."""
-    if rules is None:
-        rules = default
-    if isinstance(rules, str):
-        if rules not in presets:
-            raise ValueError(f"unknown {game}rules preset {rules!r}; allowed: {', '.join(map(repr, presets))}")
-        base = presets[rules]
-    elif isinstance(rules, rules_type):
-        base = rules
-    elif isinstance(rules, Mapping):
-        base, overrides = presets[default], {**rules, **overrides}
-    else:
-        raise ValueError(f"rules must be a preset name, a Rules or a mapping of fields, got {type(rules).__name__}")
-    names = [f.name for f in dataclasses.fields(rules_type)]
-    unknown = sorted(set(overrides) - set(names))
-    if unknown:
-        raise ValueError(f"unknown Rules field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(names)}")
-    if isinstance(overrides.get(tuple_field), list):
-        overrides = {**overrides, tuple_field: tuple(overrides[tuple_field])}
-    return dataclasses.replace(base, **overrides)
-
-
 def check_num_players(num_players: Any, rules: Rules) -> int:
     """Validate a player count: 3..7 or ``ValueError``; outside the sheet's range warns."""
     if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
@@ -286,25 +260,3 @@ def check_num_players(num_players: Any, rules: Rules) -> int:
             stacklevel=3,
         )
     return int(num_players)
-
-
-def parse_overrides(items: "Iterable[str] | None") -> dict[str, Any]:
-    """Command-line overrides ``["leader=trick_winner", "eliminate_at=40"]`` -> a dict with
-    Python literals where they parse (``40``, ``None``, ``True``), else strings. The
-    fields themselves are checked by :func:`make_rules`."""
-    out: dict[str, Any] = {}
-    for item in items or []:
-        if "=" not in item:
-            raise ValueError(f"a rules override is field=value (e.g. leader=trick_winner), got {item!r}")
-        key, text = item.split("=", 1)
-        out[key.strip()] = parse_literal(text)
-    return out
-
-
-def parse_literal(text: str) -> Any:
-    """A ``key=value`` item's value: the Python literal it spells (``40``, ``None``,
-    ``True``, ``0.5``), else the text itself (also for agent specs' parameters)."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text

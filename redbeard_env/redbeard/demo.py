@@ -1,7 +1,7 @@
 """Play a few hundred full games between random bots and print what happened.
 
-    python -m redbeard_env.demo --rules classic --players 4 --games 300 --seed 0
-    python -m redbeard_env.demo --rules fem_opp --players 6 --set leader=trick_winner
+    python -m redbeard_env.redbeard.demo --rules classic --players 4 --games 300 --seed 0
+    python -m redbeard_env.redbeard.demo --rules fem_opp --players 6 --set leader=trick_winner
 
 Prints, per seat, wins and how games ended, then rounds per game and the declarers'
 contract rate. Uses the AEC environment exactly as a user would.
@@ -16,8 +16,8 @@ from collections import Counter
 import numpy as np
 
 import redbeard_env
-from redbeard_env.cards import REDBEARD_LEVEL, bid_tricks
-from redbeard_env.rules import PRESETS, parse_overrides
+from redbeard_env.redbeard.cards import REDBEARD_LEVEL, bid_tricks
+from redbeard_env.redbeard.rules import PRESETS, parse_overrides
 
 
 def play_games(num_players: int, rules: str, games: int, seed: int, overrides: dict) -> dict:

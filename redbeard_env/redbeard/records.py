@@ -22,7 +22,7 @@ A record (format ``redbeard-record``, version 1) holds::
 Cards are SPEC names (``AS``, ``TD``), actions SPEC action names (``play:AS``,
 ``bid:3``). ``rounds[i].scores`` are the running scores after that round's scoring.
 
-:class:`Recorder` follows a live reference-engine game (:mod:`redbeard_env.game`) and
+:class:`Recorder` follows a live reference-engine game (:mod:`redbeard_env.redbeard.game`) and
 builds its record; :func:`record_from_actions` builds one from a deal list and the
 actions; :func:`replay` plays a record on the reference engine -- every deal comes from
 the record, never from a random generator -- and checks that it gives the identical game
@@ -66,7 +66,7 @@ def rules_dict(rules: Rules) -> dict:
 
 class Recorder:
     """Records a reference-engine game as it is played. Create it right after
-    :func:`~redbeard_env.game.new_game` (before any action) and apply every action
+    :func:`~redbeard_env.redbeard.game.new_game` (before any action) and apply every action
     through :meth:`apply`; :meth:`record` gives the record once the game is over.
 
     A deal is noticed by ``game.hands`` being a new list (:func:`game._deal` builds one
@@ -373,7 +373,7 @@ def record_from_actions(rules: "str | Rules", num_players: int, *, dealer: int,
                         scores: Sequence[int] | None = None, agents: Sequence[str] | None = None,
                         seed: int | None = None, meta: dict | None = None) -> dict:
     """The record of a game given its first dealer, the decks of its deals (as for
-    :func:`~redbeard_env.game.new_game`: deck top first and the reshuffle rank, or None)
+    :func:`~redbeard_env.redbeard.game.new_game`: deck top first and the reshuffle rank, or None)
     and its actions as ``(seat, action id)``. It is rebuilt on the reference engine;
     ``ValueError`` if an action is not the acting seat's or illegal, if the game needs more
     decks than given, or if it is not over after the actions."""

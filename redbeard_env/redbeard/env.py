@@ -15,12 +15,12 @@ Agents
     clockwise, i.e. by increasing seat.
 
 Action space
-    ``Discrete(69)`` for every agent; ids and names in :mod:`redbeard_env.cards`
+    ``Discrete(69)`` for every agent; ids and names in :mod:`redbeard_env.redbeard.cards`
     (``redbeard_env.action_id("play:AS") == 51``).
 
 Observation space
     ``Dict(observation=Box(-10, 10, (542,), float32), action_mask=Box(0, 1, (69,), int8))``.
-    The vector's named blocks are documented in :mod:`redbeard_env.observation`; it is
+    The vector's named blocks are documented in :mod:`redbeard_env.redbeard.observation`; it is
     from the observing agent's point of view (relative seats, padded to 7) and holds only
     what that agent may know. The mask is all zeros for an agent that is not acting and
     at the end of the game (the observation is still defined there).
@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from . import game as G
-from .aec_base import TableEnv, is_list
+from ..aec_base import TableEnv, is_list
 from .cards import NUM_CARDS, card_name, parse_cards
 from .parts import REDBEARD
 from .rules import HAND_SIZE, Rules

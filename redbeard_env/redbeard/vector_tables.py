@@ -1,10 +1,10 @@
-"""Codes and numpy helpers of the batch engine (:mod:`redbeard_env.vector`) for code that
+"""Codes and numpy helpers of the batch engine (:mod:`redbeard_env.redbeard.vector`) for code that
 runs outside the compiled kernels (the bridge to ``game.Game``, the API).
 
 * Phase codes: ``info["phase"]`` is an index into ``game.PHASE_NAMES``; the codes, the rows
   ``C_*`` of the packed per-seat array (int8 [B, SEAT_COLS, SEAT_PAD], seats padded to 8)
   and the columns of the current trick are defined once, in
-  :mod:`redbeard_env.vector_kernels` (next to the compiled code that reads them).
+  :mod:`redbeard_env.redbeard.vector_kernels` (next to the compiled code that reads them).
 * Card sets are uint64 bitmasks, bit c = card id c (``BIT``, ``bits_to_bool``, ...).
 """
 

@@ -1,0 +1,10 @@
+"""Rödskägg's bots, behind the shared interface of :mod:`agents.base` (masks [B, 69]).
+
+    heuristic   hand evaluation and expected-score rules (:mod:`~.heuristic`, compiled in
+                :mod:`~.heuristic_kernels`)
+    pimc        determinised search over the heuristic on the batch engine (:mod:`~.pimc`,
+                compiled playouts in :mod:`~.playout_kernels`)
+    joins       any bot with its join decisions fixed (:mod:`~.join_policy`)
+
+Read observations with :mod:`agents.redbeard.decode`.
+"""

@@ -1,0 +1,99 @@
+"""Helpers every game of the family shares: rule values from presets and overrides, lists
+of cards, observation blocks, and checked ints. Nothing here knows a game's rules."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+
+def is_int(value: Any) -> bool:
+    """An int (numpy's too), not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def replace_fields(rules: Any, overrides: dict, presets: dict, default: str, rules_type: type, tuple_field: str,
+                   game: str = "") -> Any:
+    """What every game's ``make_rules`` does before validating: the base (a preset name of
+    ``presets``, None = ``default``, a ``rules_type`` value, or a mapping of fields over the
+    default preset) with ``overrides`` replaced; unknown names raise ``ValueError``; a list
+    given for ``tuple_field`` becomes a tuple (YAML and JSON have no tuples)."""
+    if rules is None:
+        rules = default
+    if isinstance(rules, str):
+        if rules not in presets:
+            raise ValueError(f"unknown {game}rules preset {rules!r}; allowed: {', '.join(map(repr, presets))}")
+        base = presets[rules]
+    elif isinstance(rules, rules_type):
+        base = rules
+    elif isinstance(rules, Mapping):
+        base, overrides = presets[default], {**rules, **overrides}
+    else:
+        raise ValueError(f"rules must be a preset name, a Rules or a mapping of fields, got {type(rules).__name__}")
+    names = [f.name for f in dataclasses.fields(rules_type)]
+    unknown = sorted(set(overrides) - set(names))
+    if unknown:
+        raise ValueError(f"unknown Rules field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(names)}")
+    if isinstance(overrides.get(tuple_field), list):
+        overrides = {**overrides, tuple_field: tuple(overrides[tuple_field])}
+    return dataclasses.replace(base, **overrides)
+
+
+def parse_overrides(items: "Iterable[str] | None") -> dict[str, Any]:
+    """Command-line overrides ``["leader=trick_winner", "eliminate_at=40"]`` -> a dict with
+    Python literals where they parse (``40``, ``None``, ``True``), else strings. The
+    fields themselves are checked by :func:`make_rules`."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ValueError(f"a rules override is field=value (e.g. leader=trick_winner), got {item!r}")
+        key, text = item.split("=", 1)
+        out[key.strip()] = parse_literal(text)
+    return out
+
+
+def parse_literal(text: str) -> Any:
+    """A ``key=value`` item's value: the Python literal it spells (``40``, ``None``,
+    ``True``, ``0.5``), else the text itself (also for agent specs' parameters)."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def parse_card_list(cards: Iterable["str | int"], what: str, parse: Callable, name: Callable) -> list[int]:
+    """Parse a list of cards with ``parse`` (one card -> id); a duplicate raises
+    ``ValueError`` (the card printed by ``name``). Every game's ``parse_cards``."""
+    if isinstance(cards, (str, bytes)):
+        raise ValueError(f"{what} must be a list of cards, got the string {cards!r}")
+    ids = [parse(c) for c in cards]
+    seen: set[int] = set()
+    for c in ids:
+        if c in seen:
+            raise ValueError(f"duplicate card {name(c)} in {what}")
+        seen.add(c)
+    return ids
+
+
+def block_layout(blocks: dict[str, int]) -> tuple[dict[str, slice], dict[str, int], int]:
+    """Named blocks laid end to end: ``(slices, offsets, size)`` (shared by every game's
+    observation, e.g. :mod:`redbeard_env.sortskaeg.observation`)."""
+    slices: dict[str, slice] = {}
+    offset = 0
+    for name, size in blocks.items():
+        slices[name] = slice(offset, offset + size)
+        offset += size
+    return slices, {name: sl.start for name, sl in slices.items()}, offset
+
+
+def constant_blocks(size: int, slices: dict[str, slice], player_slot: int, rules_vec: np.ndarray) -> np.ndarray:
+    """A vector of ``size`` zeros but for the blocks that never change in a game: the
+    ``num_players`` one-hot (at ``player_slot``) and ``rules`` (shared by every game's
+    observation)."""
+    vec = np.zeros(size, dtype=np.float32)
+    vec[slices["num_players"].start + player_slot] = 1.0
+    vec[slices["rules"]] = rules_vec
+    return vec

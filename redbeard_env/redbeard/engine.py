@@ -1,0 +1,99 @@
+"""Rödskägg's batch engines for tournaments: the :class:`~redbeard_env.engine.BatchEngine`
+interface over the reference engine (:class:`ReferenceBatch`, which can keep a game record
+of every job) and the batch engine (:class:`VectorBatch`).
+
+``job.decks`` is [K, 104]: each deal's deck top first, then the order in which thrown-in
+cards are reshuffled. Events: the shared ones, with per scored round ``round_declarer``
+(-1: all passed), ``round_bid`` (0..6, 7 = Rödskägg) and ``round_tricks`` [B, n].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import Job, ReferenceBatchBase, VectorBatchBase, empty_events
+from . import game as G
+from .cards import NUM_CARDS
+from .parts import REDBEARD
+from .rules import Rules
+from .vector import VectorEnv
+
+__all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "ROUND_KEYS", "round_events"]
+
+ROUND_KEYS = ("round_declarer", "round_bid", "round_tricks")
+
+
+def round_events(B: int, n: int) -> dict:
+    """The shared events plus Rödskägg's round records."""
+    ev = empty_events(B, n)
+    ev["round_declarer"] = np.full(B, -1, np.int64)
+    ev["round_bid"] = np.full(B, -1, np.int64)
+    return ev
+
+
+class ReferenceBatch(ReferenceBatchBase):
+    """Rödskägg's jobs on the reference engine; ``record`` keeps a game record
+    (:mod:`redbeard_env.redbeard.records`) of every job."""
+
+    parts = REDBEARD
+
+    def empty_events(self, B: int) -> dict:
+        return round_events(B, self.n)
+
+    def __init__(self, rules: Rules, num_players: int, seed: int, record: bool = False):
+        super().__init__(rules, num_players, seed)
+        self.record = record
+
+    def new_game(self, job: Job, rng: np.random.Generator):
+        decks = [(list(map(int, d[:NUM_CARDS])), _rank_of(d[NUM_CARDS:])) for d in job.decks]
+        return G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
+
+    def start(self, jobs: list[Job]) -> None:
+        super().start(jobs)
+        if self.record:
+            from .records import Recorder
+
+            self.recorders = [Recorder(g, seed=self.seed, meta={"game": job.index, "deal": job.deal, "rotation": job.rotation})
+                              for g, job in zip(self.games, jobs)]
+
+    def apply(self, b: int, action: int) -> None:
+        if self.record:
+            self.recorders[b].apply(action)
+        else:
+            G.apply_action(self.games[b], action)
+
+    def round_events(self, ev: dict, b: int, event: tuple) -> None:
+        _, _, declarer, level, tricks, _joiner, _in_round = event
+        ev["round_declarer"][b] = declarer
+        ev["round_bid"][b] = level
+        ev["round_tricks"][b] = tricks
+
+    def end_events(self, ev: dict, b: int, g) -> None:
+        ev["truncated"][b] = g.truncated
+        if g.winner is not None:
+            ev["winner"][b] = g.winner
+            ev["winners"][b, g.winner] = True
+        ev["rounds"][b] = g.rounds_played
+
+
+def _rank_of(order: np.ndarray) -> np.ndarray:
+    """A reshuffle order (cards, first reshuffled first) as each card's position in it."""
+    rank = np.empty(NUM_CARDS, dtype=np.int64)
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(NUM_CARDS)
+    return rank
+
+
+class VectorBatch(VectorBatchBase):
+    """Rödskägg's jobs on the batch engine."""
+
+    vector_env = VectorEnv
+    round_keys = ROUND_KEYS
+
+    def empty_events(self, B: int) -> dict:
+        return round_events(B, self.n)
+
+    def winners(self, info: dict) -> np.ndarray:
+        return np.asarray(info["winner"])[:, None] == np.arange(self.n)
+
+
+ENGINES = {"vector": VectorBatch, "reference": ReferenceBatch}
