@@ -1,14 +1,14 @@
 """The one interface every bot implements.
 
 * ``act(observation, action_mask) -> action`` for the AEC env (one decision);
-* ``act_batch(obs[B, D], mask[B, 69]) -> actions[B]`` for the batch engine;
+* ``act_batch(obs[B, D], mask[B, A]) -> actions[B]`` for the batch engine (A: the game's actions);
 * ``reset(seed)`` reseeds the bot's randomness (tournaments call it once);
 * ``spec``: the spec string the bot was made from (set by the registry);
 * ``decisions``: decisions the bot searched (a search bot counts them, tournaments then
   report its time per searched decision; 0 for bots that do not search).
 
-The same interface serves Sortskæg's bots (``agents.sortskaeg``; masks [B, 50], their
-``game`` attribute is ``"sortskaeg"``).
+Every game's bots share it (masks [B, the game's number of actions]); a bot's ``game``
+attribute names the game it plays (None: any game).
 
 A bot implements at least one of ``act`` and ``act_batch``; the base class derives the
 other. Nothing else is asked of a bot: the search bot ``pimc`` plays its rollout bot
@@ -23,16 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from redbeard_env.redbeard.cards import NUM_ACTIONS
-
 
 class Agent:
     """Base class. Subclasses override :meth:`act_batch` (vectorised) or :meth:`act`."""
 
     #: the spec string the agent was made from (set by the registry)
     spec: str = ""
-    #: the game the bot plays: "redbeard" (Rödskägg) or "sortskaeg"; tournaments check it
-    game: str = "redbeard"
+    #: the registered game the bot plays (None: any); tables refuse a bot of another game
+    game: str | None = None
     #: decisions searched so far (search bots count them)
     decisions: int = 0
 
@@ -55,7 +53,7 @@ class Agent:
         return int(self.act_batch(obs, mask)[0])
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Actions for a batch of observations ``float32 [B, D]`` and masks ``int8 [B, 69]``."""
+        """Actions for a batch of observations ``float32 [B, D]`` and masks ``int8 [B, A]``."""
         if type(self).act is Agent.act:
             raise NotImplementedError(f"{type(self).__name__} implements neither act nor act_batch")
         obs = np.asarray(obs)
@@ -66,9 +64,9 @@ class Agent:
         return f"<{type(self).__name__} {self.spec!r}>"
 
 
-def check_masks(mask: np.ndarray, num_actions: int = NUM_ACTIONS) -> np.ndarray:
-    """The masks as bool [B, num_actions] (Rödskägg's 69 by default; Sortskæg's bots pass
-    50); a wrong shape or a row without a legal action is a ``ValueError``."""
+def check_masks(mask: np.ndarray, num_actions: int) -> np.ndarray:
+    """The masks as bool [B, num_actions] (the game's number of actions); a wrong shape or a
+    row without a legal action is a ``ValueError``."""
     mask = np.asarray(mask)
     if mask.ndim != 2 or mask.shape[1] != num_actions:
         raise ValueError(f"action masks must have shape [B, {num_actions}], got {mask.shape}")

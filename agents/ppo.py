@@ -1,16 +1,12 @@
-"""The PPO policy: one network for every phase and for 3–7 players.
+"""The PPO policy: one network for every phase and player count of a game.
 
-features [625] -> torso (MLP) -> masked policy logits [69] + value [1]
+features -> torso (MLP) -> masked policy logits [A] + value [1]
 
-The features are the observation vector (542), a hand-strength block (14) and a prior
-block (69):
+The features are the game's observation, the game's extra block (its bots package's
+``TRAINING`` module, e.g. :mod:`agents.redbeard.training`: Rödskägg adds a hand-strength
+block of 14, Sortskæg nothing), then a prior block of A (the game's number of actions):
 
-* hand strength: the table estimate (:mod:`redbeard_env.redbeard.handeval`) of the probability
-  of taking 0..6 tricks with the observer's hand as declarer (7) and as a follower (7),
-  under the game's leader rule and player count, while the hand holds all six cards
-  (zeros afterwards). Bidding most needs this and is the hardest to learn from 52 card
-  bits alone.
-* prior (``prior="heuristic"``; zeros without a prior): the ``heuristic`` bot's utility
+* prior (e.g. ``prior="heuristic"``; zeros without a prior): the prior bot's utility
   of each action relative to its best legal one, ``clip(u - max u, -10, 0) / 10``
   (illegal actions -1). The network adds ``a * 10 * prior + b * [the bot's choice]`` to
   its logits, with learned scales ``a, b`` (``prior_log_scale``): a policy that starts as
@@ -23,111 +19,85 @@ never pick one (a row with no legal action is an error, not a silent fallback).
 
 A checkpoint is a self-describing dict saved with ``torch.save``::
 
-    {"format": "redbeard-ppo", "version": 3, "obs_size": 625, "num_actions": 69,
+    {"format": "redbeard-ppo", "version": 3, "game": "redbeard", "obs_size": 625, "num_actions": 69,
      "hidden": [256, 256], "prior": "heuristic" or "", "rules": {...Rules fields...}, "num_players": 4 or None,
-     "identity": {"prior_spec": "heuristic:win_value=10.0,...", "handeval_table": <hash>, "obs_layout": <hash>},
+     "identity": {"prior_spec": "heuristic:win_value=10.0,...", "obs_layout": <hash>, ...the game's features},
      "config": {...training config...}, "state_dict": {...}, "meta": {...}}
 
-It holds tensors and plain data only and is read with ``torch.load(weights_only=True)``:
-a file with anything else (a pickle that could run code) is refused. Loading also refuses
-non-finite weights and a policy whose ``identity`` differs from this code's (another
-heuristic default, hand-evaluation table or observation layout would change its play
-silently).
-
-Sortskæg (``game: "sortskaeg"`` in the checkpoint; files without the key are Rödskägg's):
-features = the Sortskæg observation (671) and the ``sortskaeg_heuristic`` prior block
-(50) -> 721, logits [50]; the identity records the prior's spec and the layout (there is
-no hand-evaluation table). ``ppo:sortskaeg_4p`` is the shipped Sortskæg policy.
+(``obs_size`` is the feature size; a file without ``game`` is Rödskägg's.) It holds tensors
+and plain data only and is read with ``torch.load(weights_only=True)``: a file with
+anything else (a pickle that could run code) is refused. Loading also refuses non-finite
+weights and a policy whose ``identity`` differs from this code's (another prior default,
+hand-evaluation table or observation layout would change its play silently).
 
 ``PPOAgent`` wraps a checkpoint behind the bot interface (``act`` / ``act_batch``) and is
-what the registry builds for ``ppo:<path or shipped name>``; shipped checkpoints live in
-``agents/pretrained/<name>.pt``.
+what the registry builds for ``ppo:<path or shipped name>`` in every game; shipped
+checkpoints live in ``agents/pretrained/<name>.pt``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import functools
+import inspect
 import pickle
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from redbeard_env.redbeard import handeval
-from redbeard_env.redbeard.cards import NUM_ACTIONS
-from redbeard_env.redbeard.observation import MIN_PLAYERS, OBS_SIZE, OFF, OBS_SLICES, RULES_SIZE
-from redbeard_env.redbeard.rules import CHOICES
-from redbeard_env.sortskaeg import cards as sortskaeg_cards, observation as sortskaeg_obs
+from redbeard_env.registry import game_named, load_object
 
 from .base import Agent
-from .registry import register
+from .registry import make_agent, resolve
 
 FORMAT = "redbeard-ppo"
 VERSION = 3
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
-HAND_FEATURES = 14
-PRIOR_FEATURES = NUM_ACTIONS
-FEATURE_SIZE = OBS_SIZE + HAND_FEATURES + PRIOR_FEATURES
-PRIOR_OFFSET = OBS_SIZE + HAND_FEATURES
 PRIOR_CLIP = 10.0  # utility points below the best action where the prior stops caring
-PRIORS = ("", "heuristic")  # "" = no prior
-_prior_bots: dict[str, Any] = {}
-
-# Sortskæg's policies (game "sortskaeg"): features = observation (671) + prior block (50).
-S_OBS_SIZE, S_NUM_ACTIONS = sortskaeg_obs.OBS_SIZE, sortskaeg_cards.NUM_ACTIONS
-GAMES = {
-    # game: (feature size, actions, priors, feature description)
-    "redbeard": (FEATURE_SIZE, NUM_ACTIONS, PRIORS, "observation+handeval14+prior69"),
-    "sortskaeg": (S_OBS_SIZE + S_NUM_ACTIONS, S_NUM_ACTIONS, ("", "sortskaeg_heuristic"), "observation+prior50"),
-}
+_prior_bots: dict[tuple[str, str], Any] = {}
 
 
-def check_game(game: str) -> str:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; allowed: {', '.join(map(repr, GAMES))}")
-    return game
+@functools.cache
+def training_of(game: str) -> ModuleType:
+    """The game's training module (``EXTRA_SIZE``, ``PRIORS``, ``DESCRIPTION``, ``extra``,
+    ``identity``, ``round_gain``); ``ValueError`` for a game that is not registered."""
+    return load_object(load_object(game_named(game).bots).TRAINING)
 
 
-def prior_game(prior: str) -> str:
-    """The game a prior bot plays (``""``: Rödskägg's default)."""
-    return "sortskaeg" if prior == "sortskaeg_heuristic" else "redbeard"
-# where the leader rule sits in the observation's rules block (categoricals in CHOICES order)
-_LEADER_COL = OFF["rules"] + sum(len(v) for k, v in CHOICES.items() if list(CHOICES).index(k) < list(CHOICES).index("leader"))
-assert _LEADER_COL + len(CHOICES["leader"]) <= OFF["rules"] + RULES_SIZE
+def feature_size(game: str) -> int:
+    """The network's input size for ``game``: observation + extra block + prior block."""
+    info = game_named(game)
+    return info.obs_size + training_of(game).EXTRA_SIZE + info.num_actions
 
 
-def check_prior(prior: str, game: str = "redbeard") -> str:
-    priors = GAMES[check_game(game)][2]
+def check_prior(prior: str, game: str) -> str:
+    priors = training_of(game).PRIORS
     if prior not in priors:
-        raise ValueError(f"unknown policy prior {prior!r} for {game}; allowed: {', '.join(repr(p) for p in priors)}")
+        raise ValueError(f"unknown policy prior {str(prior)[:100]!r} for {game}; allowed: {', '.join(repr(p) for p in priors)}")
     return prior
 
 
-def prior_agent(prior: str):
-    """The bot behind a prior (one shared, deterministic instance per name)."""
-    if check_prior(prior, prior_game(prior)) and prior not in _prior_bots:
-        if prior == "sortskaeg_heuristic":
-            from .sortskaeg.heuristic import SortskaegHeuristic
-
-            _prior_bots[prior] = SortskaegHeuristic()
-        else:
-            from .redbeard.heuristic import HeuristicAgent
-
-            _prior_bots[prior] = HeuristicAgent()
-    return _prior_bots[prior]
+def prior_agent(prior: str, game: str):
+    """The bot behind a prior (one shared, deterministic instance per game and name)."""
+    check_prior(prior, game)
+    if (game, prior) not in _prior_bots:
+        _prior_bots[(game, prior)] = make_agent(prior, game=game)
+    return _prior_bots[(game, prior)]
 
 
-def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str, values: np.ndarray | None = None) -> np.ndarray:
+def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str, values: np.ndarray | None = None,
+                game: str = "redbeard") -> np.ndarray:
     """float32 [B, A]: the prior bot's action utilities relative to its best legal
     action, in [-1, 0]; exactly 0 only at the bot's choice (see the module docstring).
     ``values`` are the bot's ``action_values`` for these rows when the caller already has
-    them (train.py shares one call between the prior and heuristic opponents)."""
-    actions = GAMES[prior_game(prior)][1]
+    them (the trainer shares one call between the prior and heuristic opponents)."""
+    actions = game_named(game).num_actions
     if values is None:
-        values = prior_agent(prior).action_values(obs, mask)
+        values = prior_agent(prior, game).action_values(obs, mask)
     elif values.shape != (len(obs), actions):
         raise ValueError(f"prior values must have shape {(len(obs), actions)}, got {values.shape}")
     best = values.argmax(1)
@@ -140,46 +110,23 @@ def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str, values: np.ndarra
 
 def policy_features(obs: np.ndarray, mask: np.ndarray | None = None, prior: str = "",
                     prior_values: np.ndarray | None = None, game: str = "redbeard") -> np.ndarray:
-    """Observation [B, 542] (and the action mask [B, 69], needed with a prior) -> network
-    input [B, 625] (see the module docstring). ``prior_values``: the prior bot's
-    ``action_values`` for these rows, if already computed. Sortskæg (``game="sortskaeg"``):
-    observation [B, 671] -> [B, 721], the observation and the prior block."""
-    if check_game(game) == "sortskaeg":
-        return _sortskaeg_features(obs, mask, prior, prior_values)
+    """Observations [B, D] of ``game`` (and the action masks [B, A], needed with a prior)
+    -> network input [B, feature_size(game)] (see the module docstring). ``prior_values``:
+    the prior bot's ``action_values`` for these rows, if already computed."""
+    info, spec = game_named(game), training_of(game)
     obs = np.asarray(obs, dtype=np.float32)
-    out = np.zeros((len(obs), FEATURE_SIZE), dtype=np.float32)
-    out[:, :OBS_SIZE] = obs
-    if check_prior(prior):
+    if obs.ndim != 2 or obs.shape[1] != info.obs_size:
+        raise ValueError(f"{game} observations have shape [B, {info.obs_size}], got {tuple(obs.shape)}")
+    out = np.zeros((len(obs), feature_size(game)), dtype=np.float32)
+    out[:, :info.obs_size] = obs
+    prior_at = info.obs_size + spec.EXTRA_SIZE
+    if spec.EXTRA_SIZE:
+        out[:, info.obs_size:prior_at] = spec.extra(obs)
+    if check_prior(prior, game):
         if mask is None:
             raise ValueError(f"the {prior!r} prior needs the action mask")
         if len(obs):
-            out[:, PRIOR_OFFSET:] = prior_block(obs, mask, prior, prior_values)
-    hands = obs[:, OBS_SLICES["hand"]] > 0.5
-    full = np.flatnonzero(hands.sum(1) == 6)
-    if len(full) == 0:
-        return out
-    players = MIN_PLAYERS + obs[full, OBS_SLICES["num_players"]].argmax(1)
-    trick_winner = obs[full, _LEADER_COL + CHOICES["leader"].index("trick_winner")] > 0.5
-    for n in np.unique(players):
-        for tw in (False, True):
-            rows = full[(players == n) & (trick_winner == tw)]
-            if len(rows):
-                leader = "trick_winner" if tw else "declarer"
-                out[rows, OBS_SIZE : OBS_SIZE + 7] = handeval.trick_distribution(hands[rows], int(n), "declarer", leader=leader)
-                out[rows, OBS_SIZE + 7 : PRIOR_OFFSET] = handeval.trick_distribution(hands[rows], int(n), "follower", leader=leader)
-    return out
-
-
-def _sortskaeg_features(obs, mask, prior: str, prior_values) -> np.ndarray:
-    obs = np.asarray(obs, dtype=np.float32)
-    size = GAMES["sortskaeg"][0]
-    out = np.zeros((len(obs), size), dtype=np.float32)
-    out[:, :S_OBS_SIZE] = obs
-    if check_prior(prior, "sortskaeg"):
-        if mask is None:
-            raise ValueError(f"the {prior!r} prior needs the action mask")
-        if len(obs):
-            out[:, S_OBS_SIZE:] = prior_block(obs, mask, prior, prior_values)
+            out[:, prior_at:] = prior_block(obs, mask, prior, prior_values, game)
     return out
 
 
@@ -197,9 +144,9 @@ class PolicyNet(nn.Module):
     def __init__(self, obs_size: int | None = None, hidden: tuple[int, ...] = (256, 256),
                  num_actions: int | None = None, prior: str = "", prior_scale: float = 2.0, game: str = "redbeard"):
         super().__init__()
-        self.game = check_game(game)
-        obs_size = GAMES[game][0] if obs_size is None else obs_size
-        num_actions = GAMES[game][1] if num_actions is None else num_actions
+        self.game = game_named(game).name
+        obs_size = feature_size(game) if obs_size is None else obs_size
+        num_actions = game_named(game).num_actions if num_actions is None else num_actions
         self.obs_size, self.hidden, self.num_actions = obs_size, tuple(hidden), num_actions
         self.prior_offset = obs_size - num_actions  # the prior block closes the features
         self.prior = check_prior(prior, game)
@@ -278,41 +225,22 @@ def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------ checkpoints
-def prior_spec(prior: str) -> str:
+def prior_spec(prior: str, game: str) -> str:
     """The prior bot's full spec, every parameter spelled out (``heuristic:win_value=10.0,...``):
     a checkpoint's play depends on all of them, so it records them."""
-    if not check_prior(prior, prior_game(prior)):
+    if not check_prior(prior, game):
         return ""
-    import inspect
-
-    if prior == "sortskaeg_heuristic":
-        from .sortskaeg.heuristic import SortskaegHeuristic as bot
-    else:
-        from .redbeard.heuristic import HeuristicAgent as bot
-
+    bot, _ = resolve(prior, game)
     params = inspect.signature(bot).parameters
-    items = [f"{k}={p.default!r}" for k, p in params.items() if k not in ("rules", "seed")]
+    items = [f"{k}={p.default!r}" for k, p in params.items() if k not in ("rules", "seed", "game")]
     return f"{prior}:" + ",".join(items)
-
-
-def _digest(text: "str | bytes") -> str:
-    return hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()[:16]
 
 
 def behaviour_identity(prior: str, game: str = "redbeard") -> dict[str, str]:
     """What a policy's play depends on besides its weights, as this code has it: the prior
-    bot's full spec, the hand-evaluation table (hash of its file; Rödskägg only) and the
-    observation and feature layout (hash of the blocks' names and places)."""
-    if check_game(game) == "sortskaeg":
-        layout = ";".join(f"{name}:{sl.start}:{sl.stop}" for name, sl in sortskaeg_obs.OBS_SLICES.items())
-        return {"prior_spec": prior_spec(prior),
-                "obs_layout": _digest(f"sortskaeg|{layout}|features:{GAMES[game][0]}:prior:{S_NUM_ACTIONS}")}
-    layout = ";".join(f"{name}:{sl.start}:{sl.stop}" for name, sl in OBS_SLICES.items())
-    return {
-        "prior_spec": prior_spec(prior),
-        "handeval_table": _digest(Path(handeval.TABLE_PATH).read_bytes()),
-        "obs_layout": _digest(f"{layout}|features:{FEATURE_SIZE}:{HAND_FEATURES}:{PRIOR_FEATURES}"),
-    }
+    bot's full spec and the game's feature identity (observation and feature layout, and
+    any table its extra block reads)."""
+    return {"prior_spec": prior_spec(prior, game), **training_of(game).identity()}
 
 
 def save_checkpoint(path: "str | Path", net: PolicyNet, *, rules=None, num_players=None,
@@ -322,7 +250,7 @@ def save_checkpoint(path: "str | Path", net: PolicyNet, *, rules=None, num_playe
         "format": FORMAT,
         "version": VERSION,
         "game": net.game,
-        "features": GAMES[net.game][3],
+        "features": training_of(net.game).DESCRIPTION,
         "prior": net.prior,
         "identity": behaviour_identity(net.prior, net.game),
         "obs_size": net.obs_size,
@@ -383,17 +311,20 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
         raise ValueError(f"{path} has checkpoint version {payload.get('version')}, this code reads {VERSION} "
                          f"(version 2 files do not record the prior bot, table and layout they were trained with)")
     game = payload.get("game", "redbeard")  # files from before Sortskæg are Rödskägg's
-    if game not in GAMES:
-        raise ValueError(f"{path} is for an unknown game {game!r}; allowed: {', '.join(GAMES)}")
-    feature_size, num_actions, priors, _ = GAMES[game]
-    if payload.get("obs_size") != feature_size or payload.get("num_actions") != num_actions:
+    try:
+        size, num_actions = feature_size(game), game_named(game).num_actions
+    except ValueError as exc:
+        raise ValueError(f"{path} is for a game this code does not have: {exc}") from None
+    if payload.get("obs_size") != size or payload.get("num_actions") != num_actions:
         raise ValueError(
             f"{path} was trained on observations of size {payload.get('obs_size')} / "
-            f"{payload.get('num_actions')} actions; this code feeds {feature_size} / {num_actions}"
+            f"{payload.get('num_actions')} actions; this code feeds {size} / {num_actions}"
         )
     prior = payload.get("prior", "")
-    if prior not in priors:
-        raise ValueError(f"{path} names an unknown prior {prior!r}; allowed: {priors}")
+    try:
+        check_prior(prior, game)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
     recorded, current = payload.get("identity") or {}, behaviour_identity(prior, game)
     differ = [k for k in current if recorded.get(k) != current[k]]
     if differ:
@@ -429,9 +360,12 @@ class PPOAgent(Agent):
     """A trained policy behind the bot interface. ``greedy`` picks the most likely legal
     action (default); otherwise actions are sampled with a seeded generator."""
 
-    def __init__(self, checkpoint: str, greedy: bool = True, seed: int = 0, device: str = "cpu"):
+    def __init__(self, checkpoint: str, greedy: bool = True, seed: int = 0, device: str = "cpu",
+                 game: str | None = None):
         self.net, self.meta = load_checkpoint(checkpoint, device)
-        self.game = self.net.game  # tournaments check it against theirs
+        self.game = self.net.game
+        if game is not None and game != self.game:
+            raise ValueError(f"ppo:{str(checkpoint)[:100]} plays {self.game}, this table plays {game}")
         self.device = device
         self.greedy = greedy
         self.generator = torch.Generator(device=device).manual_seed(seed)
@@ -447,6 +381,4 @@ class PPOAgent(Agent):
     def __repr__(self) -> str:
         return f"PPOAgent({self.name!r}, greedy={self.greedy})"
 
-
-register("ppo", PPOAgent)
 

@@ -1,19 +1,18 @@
-"""``random``: uniform over the legal actions, from its own seeded generator."""
+"""``random``: uniform over the legal actions, from its own seeded generator (every game)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.redbeard.cards import NUM_ACTIONS
+from redbeard_env.registry import game_named, registered_games
 
 from .base import Agent, check_masks
-from .registry import register
 
 
 class RandomAgent(Agent):
-    num_actions = NUM_ACTIONS  # the action space's size (a subclass serves another game)
-
-    def __init__(self, seed: int | None = None):
+    def __init__(self, seed: int | None = None, game: str | None = None):
+        self.game = registered_games()[0] if game is None else game
+        self.num_actions = game_named(self.game).num_actions
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
@@ -25,5 +24,3 @@ class RandomAgent(Agent):
         keys = self.rng.random(legal.shape)
         return np.where(legal, keys, -1.0).argmax(1)
 
-
-register("random", RandomAgent)

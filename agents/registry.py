@@ -1,53 +1,53 @@
-"""Agent spec strings -> agents.
+"""Bot spec strings -> bots, resolved within the game being played.
 
 A spec is ``name`` or ``name:arg,key=value,...``::
 
-    random                     uniform over legal actions
+    random                     uniform over legal actions (every game)
     random:seed=3
-    heuristic                  the rule-based baseline (agents/heuristic.py)
-    heuristic:win_value=6      any keyword of the agent's constructor
-    pimc                       determinised search over the heuristic (agents/pimc.py)
+    heuristic                  the game's rule-based bot (agents/<game>/heuristic.py)
+    heuristic:win_value=6      any keyword of the bot's constructor
+    pimc                       the game's determinised search (agents/<game>/pimc.py)
     pimc:samples=128,horizon=round
-    ppo:runs/train/x/model.pt  a trained policy (agents/ppo.py registers "ppo")
-    sortskaeg_heuristic        Sortskæg's bots: sortskaeg_random, sortskaeg_heuristic,
-                               sortskaeg_pimc (agents/sortskaeg/)
+    ppo:classic_4p             a trained policy: a shipped name or a checkpoint path (every
+                               game; the checkpoint says which game it plays)
 
 The part after ``:`` is a comma-separated list of ``key=value`` items; a bare item is the
-agent's first positional argument (``ppo:<checkpoint or name>``). Values are Python
+bot's first positional argument (``ppo:<checkpoint or name>``). Values are Python
 literals when they parse as one (``128``, ``0.5``, ``True``), else strings.
 
-Agents register with :func:`register`. Names in ``LAZY_MODULES`` are imported on first
-use, so ``ppo`` costs nothing (no torch import) until a ``ppo:`` spec is made; an entry
-``"module:Class"`` also names the factory, for a module that does not call ``register``
-itself. A factory returns an :class:`~agents.base.Agent` (the interface is in
-:mod:`agents.base`).
+Which bot a name means depends on the game: ``make_agent("heuristic", game="sortskaeg")``
+is Sortskæg's heuristic. Names are looked up in the game's bots (the ``BOTS`` mapping of
+the module its registry entry names, ``agents.<game>``, entries ``"module:factory"``,
+imported on first use), then in :data:`SHARED_BOTS` (every game), then among bots added
+with :func:`register`. A name that only another game knows is refused with one line
+naming that game; a game's ``ALIASES`` keep old flat names working
+(``sortskaeg_heuristic``). Without a ``game``, an alias means its own game and anything
+else the first registered game. A bot of every game made without a ``game`` picks its own
+(``ppo:`` the checkpoint's). A factory returns an :class:`~agents.base.Agent` (the
+interface is in :mod:`agents.base`); the bot's ``game`` attribute says what it plays.
 """
 
 from __future__ import annotations
 
-import importlib
+import functools
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from redbeard_env.common import parse_literal
+from redbeard_env.registry import game_named, load_object, registered_games
 
 from .base import Agent
 
-_REGISTRY: dict[str, Callable[..., Agent]] = {}
-#: agent names whose module registers them when imported
-LAZY_MODULES: dict[str, str] = {
-    "random": "agents.random_agent",
-    "heuristic": "agents.redbeard.heuristic",
-    "pimc": "agents.redbeard.pimc",
-    "joins": "agents.redbeard.join_policy",  # a bot with fixed join decisions: joins:always,base=<spec>
-    "ppo": "agents.ppo:PPOAgent",  # the registry hook for trained policies
+#: bots of every game: name -> "module:factory" (imported on first use, so ``ppo`` costs
+#: no torch import until a ``ppo:`` spec is made)
+SHARED_BOTS: dict[str, str] = {
+    "random": "agents.random_agent:RandomAgent",
+    "ppo": "agents.ppo:PPOAgent",  # trained policies
     "sb3": "agents.sb3_agent:MaskablePPOAgent",  # a saved sb3-contrib MaskablePPO model (sb3 extra)
-    # Sortskæg's bots (agents/sortskaeg/; ppo:<checkpoint> serves both games)
-    "sortskaeg_random": "agents.sortskaeg.random_agent",
-    "sortskaeg_heuristic": "agents.sortskaeg.heuristic",
-    "sortskaeg_pimc": "agents.sortskaeg.pimc",
 }
+#: bots added at run time: (game or None for every game, name) -> factory
+_REGISTERED: dict[tuple[str | None, str], Callable[..., Agent]] = {}
 
 
 @dataclass(frozen=True)
@@ -58,15 +58,20 @@ class Spec:
     text: str = ""
 
 
-def register(name: str, factory: Callable[..., Agent] | None = None, *, overwrite: bool = False):
-    """Register ``factory(*args, **kwargs) -> Agent`` under ``name``; usable as a decorator."""
+def register(name: str, factory: Callable[..., Agent] | None = None, *, game: str | None = None,
+             overwrite: bool = False):
+    """Register ``factory(*args, **kwargs) -> Agent`` under ``name`` for ``game`` (None:
+    every game); usable as a decorator."""
     if not name or not name.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"agent name must be alphanumeric (with _ or -), got {name!r}")
+    if game is not None:
+        game_named(game)  # ValueError for an unknown game
 
     def add(f):
-        if name in _REGISTRY and _REGISTRY[name] is not f and not overwrite:
+        key = (game, name.lower())
+        if key in _REGISTERED and _REGISTERED[key] is not f and not overwrite:
             raise ValueError(f"agent name {name!r} is already registered")
-        _REGISTRY[name] = f
+        _REGISTERED[key] = f
         return f
 
     return add if factory is None else add(factory)
@@ -107,30 +112,79 @@ def parse_spec(spec: str) -> Spec:
     return Spec(name, tuple(args), kwargs, text)
 
 
-def _factory(name: str) -> Callable[..., Agent]:
-    if name not in _REGISTRY and name in LAZY_MODULES:
-        module_name, _, attr = LAZY_MODULES[name].partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                raise ValueError(f"agent {name!r} is not available: module {module_name} does not exist") from exc
-            raise ValueError(f"agent {name!r} needs a package that is not installed: {exc.name}") from exc
-        if name not in _REGISTRY and attr and hasattr(module, attr):
-            _REGISTRY[name] = getattr(module, attr)
-    if name not in _REGISTRY:
-        known = sorted(set(_REGISTRY) | set(LAZY_MODULES))
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(known)}")
-    return _REGISTRY[name]
+@functools.cache
+def game_bots(game: str) -> dict[str, str]:
+    """The bots of ``game``: name -> ``"module:factory"`` (its bots module's ``BOTS``)."""
+    return dict(load_object(game_named(game).bots).BOTS)
 
 
-def make_agent(spec: "str | Agent", **defaults: Any) -> Agent:
-    """Build an agent from a spec string. ``defaults`` (e.g. ``seed=``, ``rules=``) are passed
-    only to factories that accept them, and never override the spec's own values."""
+@functools.cache
+def _aliases() -> dict[str, tuple[str, str]]:
+    """Old names of games' bots: alias -> (game, name)."""
+    out: dict[str, tuple[str, str]] = {}
+    for g in registered_games():
+        for alias, name in getattr(load_object(game_named(g).bots), "ALIASES", {}).items():
+            out[alias] = (g, name)
+    return out
+
+
+def available_agents(game: str | None = None) -> list[str]:
+    """The bot names a spec may use in ``game`` (None: the first registered game)."""
+    game = registered_games()[0] if game is None else game
+    names = set(game_bots(game)) | set(SHARED_BOTS) | {n for g, n in _REGISTERED if g in (None, game)}
+    return sorted(names)
+
+
+def _import(name: str, path: str) -> Callable[..., Agent]:
+    module_name = path.partition(":")[0]
+    try:
+        return load_object(path)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            raise ValueError(f"agent {name!r} is not available: module {module_name} does not exist") from exc
+        raise ValueError(f"agent {name!r} needs a package that is not installed: {exc.name}") from exc
+
+
+def resolve(name: str, game: str | None = None) -> tuple[Callable[..., Agent], str]:
+    """The factory a bot name means in ``game`` and the game (see the module docstring);
+    ``ValueError`` for a name the game does not know, naming the game that does."""
+    name = name.lower()
+    if name in _aliases():
+        alias_game, real = _aliases()[name]
+        if game is not None and game != alias_game:
+            raise ValueError(f"agent {name!r} plays {alias_game}, this table plays {game}; "
+                             f"{game}'s bots: {', '.join(available_agents(game))}")
+        game, name = alias_game, real
+    game = registered_games()[0] if game is None else game_named(game).name
+    if (game, name) in _REGISTERED:
+        return _REGISTERED[(game, name)], game
+    if name in game_bots(game):
+        return _import(name, game_bots(game)[name]), game
+    if (None, name) in _REGISTERED:
+        return _REGISTERED[(None, name)], game
+    if name in SHARED_BOTS:
+        return _import(name, SHARED_BOTS[name]), game
+    others = [g for g in registered_games() if name in game_bots(g) or (g, name) in _REGISTERED]
+    if others:
+        raise ValueError(f"agent {name!r} is a bot of {' and '.join(others)}, not of {game}; "
+                         f"{game}'s bots: {', '.join(available_agents(game))}")
+    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(available_agents(game))}")
+
+
+def make_agent(spec: "str | Agent", game: str | None = None, **defaults: Any) -> Agent:
+    """Build a bot of ``game`` from a spec string (see the module docstring). ``defaults``
+    (e.g. ``seed=``, ``rules=``) and ``game`` are passed only to factories that accept
+    them, and never override the spec's own values. A bot object is returned as it is if
+    it plays ``game``."""
     if isinstance(spec, Agent):
+        check_game(spec, game)
         return spec
     parsed = parse_spec(spec)
-    factory = _factory(parsed.name)
+    factory, found = resolve(parsed.name, game)
+    if game is not None or parsed.name in _aliases():
+        game = found  # a bot of every game made without a game picks its own (ppo: its checkpoint's)
+    if game is not None:
+        defaults = {**defaults, "game": game}
     try:
         params = inspect.signature(factory).parameters
     except (TypeError, ValueError):  # pragma: no cover - builtins
@@ -152,8 +206,15 @@ def make_agent(spec: "str | Agent", **defaults: Any) -> Agent:
     except TypeError as exc:
         raise ValueError(f"bad agent spec {spec!r}: {exc}") from exc
     agent.spec = parsed.text
+    if getattr(agent, "game", None) is None:
+        agent.game = game or found  # a bot of every game plays the game it was made for
+    check_game(agent, game)
     return agent
 
 
-def available_agents() -> list[str]:
-    return sorted(set(_REGISTRY) | set(LAZY_MODULES))
+def check_game(bot: Any, game: str | None) -> None:
+    """``ValueError`` unless ``bot`` plays ``game`` (a bot without a ``game`` plays any)."""
+    plays = getattr(bot, "game", None)
+    if game is not None and plays is not None and plays != game:
+        raise ValueError(f"agent {getattr(bot, 'spec', '') or type(bot).__name__!r} plays {plays}, this table plays "
+                         f"{game}; {game}'s bots: {', '.join(available_agents(game))}")

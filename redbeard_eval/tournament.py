@@ -170,13 +170,9 @@ def prepare_tournament(
     bots = []
     for i, key in enumerate(unique):
         obj = specs_in[keys.index(key)]
-        bot = make_agent(obj, seed=seed * 1000 + i, **(agent_kwargs or {})) if isinstance(obj, str) else obj
+        bot = make_agent(obj, game=info.name, seed=seed * 1000 + i, **(agent_kwargs or {}))
         if hasattr(bot, "reset"):
             bot.reset(seed * 1000 + i)
-        bot_game = getattr(bot, "game", "redbeard")
-        if bot_game != info.name:
-            raise ValueError(f"agent {key!r} plays {bot_game}, this tournament is {info.name} "
-                             f"(Sortskæg's bots: sortskaeg_random, sortskaeg_heuristic, sortskaeg_pimc, ppo:sortskaeg_4p)")
         bots.append(bot)
     rotations = distinct_rotations(lineup)
     if record and info.name != "redbeard":

@@ -16,14 +16,14 @@ Length
 
 Reward
     ``reward: win`` — the environment's terminal reward (winner +1, others −1/(n−1)).
-    ``reward: shaped`` — plus ``shaping_coef`` × (|score| before − |score| after)/start_score
-    at every scored round: getting closer to zero pays. Sortskæg (``game: sortskaeg``):
-    plus ``shaping_coef`` × (the round's points − the others' mean)/10.
+    ``reward: shaped`` — plus ``shaping_coef`` × the game's progress in every scored round
+    (its training module's ``round_gain``; Rödskägg: the distance to zero gained /
+    start_score, Sortskæg: the round's points minus the others' mean / 10).
 
 Games
-    ``game: redbeard`` (Rödskägg, the default) or ``sortskaeg``: the arenas play that game's
-    batch engine, the policy reads its observation (``agents/ppo.py``), opponents and the
-    evaluation bots are that game's (``heuristic`` / ``sortskaeg_heuristic``).
+    ``game``: any registered game (``redbeard``, the default, or ``sortskaeg``): the arenas
+    play that game's batch engine, the policy reads its observation (``agents/ppo.py``),
+    opponents and the evaluation bot (``heuristic``) are that game's bots.
 
 Outputs (``runs/<exp_name>__<seed>__<time>/``)
     TensorBoard events (``charts/``, ``losses/``, ``eval/``, ``pool/``), ``config.yaml``,
@@ -310,7 +310,7 @@ def log_update(run: Run, writer, batch: dict, returns: np.ndarray, losses: dict,
 
 
 # ====================================================================== evaluation
-EVAL_OPPONENT = {"redbeard": "heuristic", "sortskaeg": "sortskaeg_heuristic"}  # per game
+EVAL_OPPONENT = "heuristic"  # the game's own heuristic bot
 
 
 def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict | None:
@@ -322,7 +322,7 @@ def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict |
 
     n = cfg.players[0]
     spec = f"ppo:{policy_path}"
-    heuristic = EVAL_OPPONENT[cfg.game]
+    heuristic = EVAL_OPPONENT
     res = run_tournament([spec] + [heuristic] * (n - 1), rules=cfg.rules, players=n, game=cfg.game,
                          games=cfg.eval_games, seed=cfg.seed + 12345, overrides=cfg.overrides, progress=False)
     me = res["agents"][spec]

@@ -111,14 +111,13 @@ class Arena:
     learner's open transition chains."""
 
     ARRAYS = ("obs", "mask", "seat", "learner", "opponent", "last", "pending", "prev_distance")
-    SORTSKAEG_SHAPING_SCALE = 10.0  # round points per unit of shaped reward
 
     def __init__(self, cfg: Config, num_players: int, num_envs: int, seed: int | None, venv: Any = None):
         self.n = num_players
         self.game = cfg.game
         info = game_named(cfg.game)
         self.rules = rules = info.make_rules(cfg.rules, **cfg.overrides)
-        self.start_score = float(getattr(rules, "start_score", 0))  # Rödskägg's distance to zero
+        self.start_score = float(info.start_score(rules))  # |score| before any round was scored
         if venv is not None:  # restored from a checkpoint: the arrays follow
             self.venv, self.B = venv, venv.num_envs
             return
@@ -146,29 +145,23 @@ class Arena:
         """Start a ``share`` of ``games`` (new games, at the start score) again with each seat
         on a score drawn from ``low..high`` (config ``start_scores``): reference games
         loaded into their slots, dealt from ``rng``."""
-        from redbeard_env.redbeard import game as G
-
+        new_game = game_named(self.game).parts.game.new_game
         pick = games[rng.random(len(games)) < share]
         if not len(pick):
             return
         scores = rng.integers(low, high + 1, size=(len(pick), self.n))
-        new = [G.new_game(self.rules, self.n, rng, scores=[int(x) for x in row]) for row in scores]
+        new = [new_game(self.rules, self.n, rng, scores=[int(x) for x in row]) for row in scores]
         obs, mask, seat = self.venv.load_games(new, pick)
         self.obs[pick], self.mask[pick], self.seat[pick] = obs[pick], mask[pick], seat[pick]
         self.prev_distance[pick] = np.abs(scores)
 
     def round_gain(self, info: dict, rounds: np.ndarray) -> np.ndarray:
         """float32 [len(rounds), n]: each seat's progress in the rounds just scored (the
-        ``shaped`` reward before ``shaping_coef``). Rödskägg: the distance to zero gained,
-        / start_score. Sortskæg: the round's points minus the others' mean, / 10."""
-        if self.game == "sortskaeg":
-            delta = info["round_delta"][rounds].astype(np.float32)
-            others = (delta.sum(1, keepdims=True) - delta) / max(self.n - 1, 1)
-            return (delta - others) / self.SORTSKAEG_SHAPING_SCALE
-        dist = np.abs(info["round_score"][rounds] if "round_score" in info else info["score"][rounds]).astype(np.float32)
-        gain = (self.prev_distance[rounds] - dist) / self.start_score
-        self.prev_distance[rounds] = dist
-        return gain
+        ``shaped`` reward before ``shaping_coef``), by the game's ``round_gain``
+        (:mod:`agents.redbeard.training`, :mod:`agents.sortskaeg.training`)."""
+        from agents.ppo import training_of
+
+        return training_of(self.game).round_gain(info, rounds, self.prev_distance, self.rules)
 
     def state(self) -> dict:
         return {"n": self.n, "venv": engine_state(self.venv, self.game),

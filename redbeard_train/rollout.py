@@ -50,7 +50,7 @@ class RolloutWorker:
             net = net.to_empty(device="cpu")
         self.net = net
         self.device = next(net.parameters()).device
-        self.prior_bot = prior_agent(cfg.prior) if cfg.prior else None
+        self.prior_bot = prior_agent(cfg.prior, cfg.game) if cfg.prior else None
         self.pool = Pool(cfg)
         self.generator = torch.Generator(device=self.device).manual_seed(cfg.seed * 7919 + index)  # the learner's action sampling
         if state is not None:

@@ -14,7 +14,7 @@ import redbeard_env
 from agents import Agent, decode, decode_batch, make_agent, parse_spec, register, rules_from_obs
 from agents.redbeard.decode import encode_batch, led_suit
 from agents.redbeard.heuristic import K, HeuristicAgent
-from agents.registry import LAZY_MODULES
+from agents.registry import SHARED_BOTS, game_bots
 from redbeard_env.redbeard.rules import PENALTY, PRESETS, make_rules
 from redbeard_env.redbeard.vector import VectorEnv
 
@@ -53,7 +53,7 @@ def test_make_agent_errors_are_clear():
         make_agent("nosuchbot")
     # every agent the message offers can be built (ppo and sb3 need a file, joins a mode, and say so)
     offered = str(err.value).split("known agents: ")[1].split(", ")
-    assert set(LAZY_MODULES) <= set(offered)
+    assert set(SHARED_BOTS) | set(game_bots("redbeard")) <= set(offered)
     for name in offered:
         if name in ("ppo", "sb3", "joins"):
             with pytest.raises(ValueError, match="missing 1 required positional argument"):
@@ -298,5 +298,5 @@ def test_a_bot_with_fixed_join_decisions_changes_only_those():
         make_agent("joins:sometimes")
     with pytest.raises(ValueError, match="no parameter 'bsae'"):  # a misspelt key is not dropped
         make_agent("joins:always,bsae=random")
-    with pytest.raises(ValueError, match="Rödskägg"):
+    with pytest.raises(ValueError, match="plays sortskaeg, this table plays redbeard"):
         make_agent("joins:always,base=sortskaeg_heuristic")

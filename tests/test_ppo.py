@@ -9,10 +9,15 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.ppo import FEATURE_SIZE, PolicyNet, PPOAgent, load_checkpoint, masked_entropy, policy_features, sample_actions, save_checkpoint  # noqa: E402
+from agents.ppo import PolicyNet, PPOAgent, feature_size, load_checkpoint, masked_entropy, policy_features, sample_actions, save_checkpoint  # noqa: E402
+
 from redbeard_env.redbeard.cards import NUM_ACTIONS  # noqa: E402
 from redbeard_env.redbeard.observation import OBS_SIZE  # noqa: E402
 from redbeard_env.redbeard.rules import make_rules  # noqa: E402
+
+FEATURE_SIZE = feature_size("redbeard")  # observation 542 + hand strength 14 + prior 69
+assert FEATURE_SIZE == 625
+PRIOR_OFFSET = FEATURE_SIZE - 69
 
 
 def random_masks(rng, rows, k_max=6):
@@ -167,7 +172,7 @@ def _heuristic_positions(preset="classic", n=4, steps=60, seed=0):
 
 
 def test_heuristic_prior_block_marks_the_bots_choice_and_scales_the_rest():
-    from agents.ppo import PRIOR_OFFSET, prior_block
+    from agents.ppo import prior_block
     from agents.registry import make_agent
 
     obs, mask = _heuristic_positions()

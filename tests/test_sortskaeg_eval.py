@@ -94,9 +94,11 @@ def test_cli_writes_outputs_and_shared_wins_sum_to_one(tmp_path, capsys):
 
 
 def test_games_and_bots_must_match():
-    with pytest.raises(ValueError, match="plays redbeard, this tournament is sortskaeg"):
-        run_tournament(["heuristic"], game="sortskaeg", players=3, games=3, progress=False)
-    with pytest.raises(ValueError, match="plays sortskaeg, this tournament is redbeard"):
+    with pytest.raises(ValueError, match="plays redbeard, this table plays sortskaeg"):
+        run_tournament(["ppo:classic_4p"], game="sortskaeg", players=3, games=3, progress=False)
+    with pytest.raises(ValueError, match="'joins' is a bot of redbeard, not of sortskaeg"):
+        run_tournament(["joins:always"], game="sortskaeg", players=3, games=3, progress=False)
+    with pytest.raises(ValueError, match="plays sortskaeg, this table plays redbeard"):
         run_tournament(["sortskaeg_random"], players=3, games=3, progress=False)
     with pytest.raises(ValueError, match="'classic' is not a sortskaeg preset"):
         run_tournament(BOTS, rules="classic", game="sortskaeg", players=3, games=3, progress=False)

@@ -99,8 +99,9 @@ def test_pimc_plays_legally_and_is_seeded():
         assert (mask[np.arange(6), act] == 1).all()
         obs, mask, seat, *_ = venv.step(act)
     assert a.decisions > 0
-    with pytest.raises(ValueError, match="rollout bot must play Sortskæg"):
-        SortskaegPIMC(rollout="heuristic")
+    assert make_agent("pimc", game="sortskaeg").rollout.game == "sortskaeg"  # its heuristic, by game
+    with pytest.raises(ValueError, match="a bot of redbeard, not of sortskaeg"):
+        SortskaegPIMC(rollout="joins:always")
 
 
 def test_full_information_samples_the_true_deal():

@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import redbeard_train as train  # noqa: E402
-from agents.ppo import GAMES, PolicyNet, PPOAgent, load_checkpoint, policy_features, save_checkpoint  # noqa: E402
+from agents.ppo import PolicyNet, feature_size, PPOAgent, load_checkpoint, policy_features, save_checkpoint  # noqa: E402
 from redbeard_env.sortskaeg.vector import VectorEnv  # noqa: E402
 from redbeard_eval import run_tournament  # noqa: E402
 from redbeard_train.config import ConfigError  # noqa: E402
@@ -35,13 +35,14 @@ def sortskaeg_config(tmp_path: Path, **changes) -> train.Config:
 def test_the_shipped_config_is_sortskaegs():
     cfg = train.load_config("sortskaeg_4p")
     assert (cfg.game, cfg.rules, cfg.prior, cfg.opponents, cfg.players) == (
-        "sortskaeg", "sortskaeg", "sortskaeg_heuristic", ["sortskaeg_heuristic"], [4])
+        "sortskaeg", "sortskaeg", "heuristic", ["heuristic"], [4])
 
 
 @pytest.mark.parametrize("changes, field, allowed", [
     (dict(rules="classic"), "rules", "allowed for game 'sortskaeg': sortskaeg"),
-    (dict(prior="heuristic"), "prior", "'sortskaeg_heuristic'"),
-    (dict(opponents=["heuristic"]), "opponents", "plays redbeard, the run trains sortskaeg"),
+    (dict(prior="pimc"), "prior", "unknown policy prior 'pimc' for sortskaeg"),
+    (dict(opponents=["joins:always"]), "opponents", "a bot of redbeard, not of sortskaeg"),
+    (dict(opponents=["ppo:classic_4p"]), "opponents", "plays redbeard, this table plays sortskaeg"),
     (dict(players=[7]), "players", "2..6"),
     (dict(overrides={"hand_sizes": (9,)}), "overrides", "hand_sizes"),
 ])
@@ -69,7 +70,7 @@ def test_smoke_run_and_its_policy_plays_sortskaeg(tmp_path):
     res = run_tournament([f"ppo:{path}", "sortskaeg_random"], game="sortskaeg", players=3, games=6, seed=0,
                          overrides={"hand_sizes": (3, 2, 1)}, progress=False)
     assert res["agents"][f"ppo:{path}"]["games"] == 6
-    with pytest.raises(ValueError, match="plays sortskaeg, this tournament is redbeard"):
+    with pytest.raises(ValueError, match="plays sortskaeg, this table plays redbeard"):
         run_tournament([f"ppo:{path}", "random"], players=3, games=3, progress=False)
 
 
@@ -77,7 +78,7 @@ def test_policy_features_and_checkpoint_of_the_game(tmp_path):
     venv = VectorEnv(8, 4, seed=0)
     obs, mask, _ = venv.reset()
     feats = policy_features(obs, mask, "sortskaeg_heuristic", game="sortskaeg")
-    size, actions, _, _ = GAMES["sortskaeg"]
+    size, actions = feature_size("sortskaeg"), 50
     assert feats.shape == (8, size) == (8, 721) and np.array_equal(feats[:, :671], obs)
     prior = feats[:, 671:]
     assert ((prior == 0) == (np.arange(50)[None, :] == prior.argmax(1)[:, None])).all()  # 0 only at the bot's choice
@@ -92,8 +93,8 @@ def test_policy_features_and_checkpoint_of_the_game(tmp_path):
     torch.save(payload, tmp_path / "q.pt")
     with pytest.raises(ValueError, match="would not play as trained"):
         load_checkpoint(str(tmp_path / "q.pt"))
-    with pytest.raises(ValueError, match="unknown policy prior 'heuristic' for sortskaeg"):
-        PolicyNet(hidden=(8,), prior="heuristic", game="sortskaeg")
+    with pytest.raises(ValueError, match="unknown policy prior 'joins' for sortskaeg"):
+        PolicyNet(hidden=(8,), prior="joins", game="sortskaeg")
 
 
 def test_resume_ends_bit_identical(tmp_path):

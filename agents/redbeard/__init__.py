@@ -8,3 +8,12 @@
 
 Read observations with :mod:`agents.redbeard.decode`.
 """
+
+#: Rödskägg's bots for the registry (agents.registry): name -> "module:factory"
+BOTS = {
+    "heuristic": "agents.redbeard.heuristic:HeuristicAgent",
+    "pimc": "agents.redbeard.pimc:PimcAgent",
+    "joins": "agents.redbeard.join_policy:JoinPolicy",  # joins:always|never|free,base=<spec>
+}
+#: what the trainer and its policies need from the game (agents.ppo, redbeard_train)
+TRAINING = "agents.redbeard.training"

@@ -57,7 +57,6 @@ from redbeard_env.redbeard.rules import MIN_PLAYERS, Rules
 from . import heuristic_kernels as HK
 from ..base import Agent
 from .decode import ObsBatch, decode_batch, encode_batch, rules_from_obs, rules_groups
-from ..registry import register
 
 K = HK.K  # trick counts 0..7 in utility tables (7 only as padding)
 # the observation entries that tell the player count and the rules (adjacent blocks)
@@ -84,6 +83,8 @@ def score_utility(final: np.ndarray, rules: Rules, win_value: float = WIN_VALUE,
 class HeuristicAgent(Agent):
     """Rule-based bot (compiled, one observation row at a time); see the module docstring.
     Deterministic."""
+
+    game = "redbeard"
 
     def __init__(
         self,
@@ -248,4 +249,3 @@ class HeuristicAgent(Agent):
         return out.reshape(shape + (K,))
 
 
-register("heuristic", HeuristicAgent)

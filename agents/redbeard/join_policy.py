@@ -16,23 +16,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.redbeard.cards import FOLD, JOIN
+from redbeard_env.redbeard.cards import FOLD, JOIN, NUM_ACTIONS
 
 from ..base import Agent, check_masks
-from ..registry import make_agent, register
+from ..registry import make_agent
 
 MODES = {"always": JOIN, "never": FOLD, "free": None}
 
 
-@register("joins")
 class JoinPolicy(Agent):
+    game = "redbeard"
+
     def __init__(self, mode: str, base: str = "heuristic", seed: int | None = None):
         if mode not in MODES:
             raise ValueError(f"joins: the mode is 'always', 'never' or 'free', got {mode!r}")
         self.mode, self.choice = mode, MODES[mode]
-        self.base = make_agent(str(base), seed=seed)
-        if getattr(self.base, "game", "redbeard") != "redbeard":
-            raise ValueError(f"joins: the base bot must play Rödskägg, got {base!r}")
+        self.base = make_agent(str(base), game=self.game, seed=seed)
 
     @property
     def decisions(self) -> int:
@@ -43,7 +42,7 @@ class JoinPolicy(Agent):
         self.base.reset(seed)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        legal = check_masks(mask)
+        legal = check_masks(mask, NUM_ACTIONS)
         actions = np.asarray(self.base.act_batch(obs, mask), dtype=np.int64).copy()
         if self.choice is None:
             return actions

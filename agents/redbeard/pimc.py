@@ -41,7 +41,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from redbeard_env.redbeard.cards import NUM_CARDS, PASS, suit_of
+from redbeard_env.redbeard.cards import NUM_ACTIONS, NUM_CARDS, PASS, suit_of
 from redbeard_env.redbeard.game import JOIN_STATES, NO_CALL, PHASE_NAMES, Game
 from redbeard_env.redbeard.rules import HAND_SIZE, Rules
 from redbeard_env.redbeard.vector import VectorEnv
@@ -51,7 +51,7 @@ from . import playout_kernels as PK
 from ..base import Agent, check_masks
 from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
 from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, HeuristicAgent, score_utility
-from ..registry import make_agent, register
+from ..registry import make_agent
 
 CARD_SUITS = suit_of(np.arange(NUM_CARDS))  # the suit of every card id
 SEARCH_PHASES = ("bid", "ask", "join", "play")  # redeal, look and duels: the rollout bot decides
@@ -246,6 +246,8 @@ class PimcAgent(Agent):
     ``elim_value``: the utility of a round's end (:func:`agents.redbeard.heuristic.score_utility`;
     the heuristic's defaults); ``chunk`` playouts per batch."""
 
+    game = "redbeard"
+
     def __init__(
         self,
         samples: int = 16,
@@ -267,7 +269,7 @@ class PimcAgent(Agent):
         if horizon not in ("auto", "round", "game"):
             raise ValueError(f"pimc: horizon must be 'auto', 'round' or 'game', got {horizon!r}")
         self.samples, self.max_actions = samples, max_actions
-        self.policy = make_agent(rollout, seed=seed)
+        self.policy = make_agent(rollout, game=self.game, seed=seed)
         self.horizon, self.close_at = horizon, int(close_at)
         self.win_value, self.neg_extra, self.elim_value = float(win_value), float(neg_extra), float(elim_value)
         self.chunk = int(chunk)
@@ -283,7 +285,7 @@ class PimcAgent(Agent):
 
     # -------------------------------------------------------------- entry
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        legal = check_masks(mask)
+        legal = check_masks(mask, NUM_ACTIONS)
         obs = np.asarray(obs, dtype=np.float32)
         base = np.asarray(self.policy.act_batch(obs, np.asarray(mask)), dtype=np.int64)
         view = decode_batch(obs)
@@ -463,4 +465,3 @@ class PimcAgent(Agent):
         return np.where(res["eliminated"][:, :, 0], -self.elim_value, value)
 
 
-register("pimc", PimcAgent)

@@ -1,13 +1,19 @@
 """Sortskæg's bots, behind the shared interface of :mod:`agents.base` (masks [B, 50]).
 
-Registered names (:mod:`agents.registry`; a bot's ``game`` attribute is ``"sortskaeg"``,
-and tournaments refuse a bot of the other game)::
+    heuristic   bids from hand strength, plays to hit its bid exactly (:mod:`~.heuristic`)
+    pimc        determinised search over the heuristic on the batch engine (:mod:`~.pimc`)
 
-    sortskaeg_random      uniform over the legal actions
-    sortskaeg_heuristic   bids from hand strength, plays to hit its bid exactly
-    sortskaeg_pimc        determinised search over the heuristic on the batch engine
-    ppo:sortskaeg_4p      the shipped trained policy (agents/ppo.py reads the game from
-                          the checkpoint)
-
+With the shared ``random`` and ``ppo:<name>`` (``ppo:sortskaeg_4p`` is the shipped policy).
 Read observations with :mod:`agents.sortskaeg.decode`.
 """
+
+#: Sortskæg's bots for the registry (agents.registry): name -> "module:factory"
+BOTS = {
+    "heuristic": "agents.sortskaeg.heuristic:SortskaegHeuristic",
+    "pimc": "agents.sortskaeg.pimc:SortskaegPIMC",
+}
+#: the flat names these bots had before games resolved their own bots
+ALIASES = {"sortskaeg_random": "random", "sortskaeg_heuristic": "heuristic", "sortskaeg_pimc": "pimc"}
+
+#: what the trainer and its policies need from the game (agents.ppo, redbeard_train)
+TRAINING = "agents.sortskaeg.training"

@@ -43,7 +43,6 @@ import numpy as np
 from redbeard_env.sortskaeg.cards import BID0, CARD_COLOUR, MAX_BID, NUM_ACTIONS, NUM_CARDS, YELLOW
 
 from ..base import Agent, check_masks
-from ..registry import register
 from .decode import PHASE, SObs, decode_batch
 
 IS_JOKER = CARD_COLOUR < 0
@@ -148,4 +147,3 @@ class SortskaegHeuristic(Agent):
         return values
 
 
-register("sortskaeg_heuristic", SortskaegHeuristic)

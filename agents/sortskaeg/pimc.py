@@ -35,7 +35,7 @@ from redbeard_env.sortskaeg.rules import Rules, make_rules
 from redbeard_env.sortskaeg.vector import BID, PLAY, VectorEnv
 
 from ..base import Agent, check_masks
-from ..registry import make_agent, register
+from ..registry import make_agent
 from .decode import PHASE, SObs, decode_batch
 
 
@@ -123,14 +123,12 @@ class SortskaegPIMC(Agent):
 
     game = "sortskaeg"
 
-    def __init__(self, samples: int = 16, rollout: str = "sortskaeg_heuristic", spite: float = 0.5,
+    def __init__(self, samples: int = 16, rollout: str = "heuristic", spite: float = 0.5,
                  max_worlds: int = 4096, seed: int | None = None):
         if samples < 1 or max_worlds < 1:
             raise ValueError(f"samples and max_worlds must be >= 1, got {samples}, {max_worlds}")
         self.samples, self.spite, self.max_worlds = int(samples), float(spite), int(max_worlds)
-        self.rollout = make_agent(rollout, seed=seed)
-        if getattr(self.rollout, "game", "") != "sortskaeg":
-            raise ValueError(f"the rollout bot must play Sortskæg, got {rollout!r}")
+        self.rollout = make_agent(rollout, game=self.game, seed=seed)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.decisions = 0  # decisions searched (tournaments report ms per searched decision)
@@ -219,4 +217,3 @@ class SortskaegPIMC(Agent):
             took_back=v.took_back[src, :n]), stop_at_round_end=True)
 
 
-register("sortskaeg_pimc", SortskaegPIMC)

@@ -1,0 +1,77 @@
+"""What the trainer and its policies need from Rödskägg.
+
+Features (:mod:`agents.ppo`): the observation (542), then a hand-strength block (14),
+then the prior block (69) -> 625.
+
+Hand strength: the table estimate (:mod:`redbeard_env.redbeard.handeval`) of the probability
+of taking 0..6 tricks with the observer's hand as declarer (7) and as a follower (7), under
+the game's leader rule and player count, while the hand holds all six cards (zeros
+afterwards). Bidding most needs this and is the hardest to learn from 52 card bits alone.
+
+Shaped reward (:func:`round_gain`, the trainer's ``reward: shaped``): at every scored
+round, the distance to zero gained, / start_score.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from redbeard_env.redbeard import handeval
+from redbeard_env.redbeard.cards import NUM_ACTIONS
+from redbeard_env.redbeard.observation import MIN_PLAYERS, OBS_SIZE, OBS_SLICES, OFF, RULES_SIZE
+from redbeard_env.redbeard.rules import CHOICES, HAND_SIZE
+
+GAME = "redbeard"
+EXTRA_SIZE = 14  # hand strength: P(0..6 tricks) as declarer, then as a follower
+PRIORS = ("", "heuristic")  # "" = no prior
+DESCRIPTION = "observation+handeval14+prior69"
+# where the leader rule sits in the observation's rules block (categoricals in CHOICES order)
+_LEADER_COL = OFF["rules"] + sum(len(v) for k, v in CHOICES.items() if list(CHOICES).index(k) < list(CHOICES).index("leader"))
+assert _LEADER_COL + len(CHOICES["leader"]) <= OFF["rules"] + RULES_SIZE
+assert EXTRA_SIZE == 2 * (HAND_SIZE + 1)
+
+
+def extra(obs: np.ndarray) -> np.ndarray:
+    """float32 [B, 14]: the hand-strength block of each observation row."""
+    out = np.zeros((len(obs), EXTRA_SIZE), dtype=np.float32)
+    hands = obs[:, OBS_SLICES["hand"]] > 0.5
+    full = np.flatnonzero(hands.sum(1) == HAND_SIZE)
+    if len(full) == 0:
+        return out
+    players = MIN_PLAYERS + obs[full, OBS_SLICES["num_players"]].argmax(1)
+    trick_winner = obs[full, _LEADER_COL + CHOICES["leader"].index("trick_winner")] > 0.5
+    half = EXTRA_SIZE // 2
+    for n in np.unique(players):
+        for tw in (False, True):
+            rows = full[(players == n) & (trick_winner == tw)]
+            if len(rows):
+                leader = "trick_winner" if tw else "declarer"
+                out[rows, :half] = handeval.trick_distribution(hands[rows], int(n), "declarer", leader=leader)
+                out[rows, half:] = handeval.trick_distribution(hands[rows], int(n), "follower", leader=leader)
+    return out
+
+
+def _digest(text: "str | bytes") -> str:
+    return hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()[:16]
+
+
+def identity() -> dict[str, str]:
+    """What a policy's play depends on besides its weights and prior: the hand-evaluation
+    table (hash of its file) and the observation and feature layout."""
+    layout = ";".join(f"{name}:{sl.start}:{sl.stop}" for name, sl in OBS_SLICES.items())
+    size = OBS_SIZE + EXTRA_SIZE + NUM_ACTIONS
+    return {"handeval_table": _digest(Path(handeval.TABLE_PATH).read_bytes()),
+            "obs_layout": _digest(f"{layout}|features:{size}:{EXTRA_SIZE}:{NUM_ACTIONS}")}
+
+
+def round_gain(info: dict, rounds: np.ndarray, prev_distance: np.ndarray, rules) -> np.ndarray:
+    """float32 [len(rounds), n]: each seat's distance to zero gained in the rounds just
+    scored (rows ``rounds`` of the batch engine's ``info``), / start_score;
+    ``prev_distance`` [B, n] (each seat's |score| after its last scored round) is updated."""
+    dist = np.abs(info["round_score"][rounds] if "round_score" in info else info["score"][rounds]).astype(np.float32)
+    gain = (prev_distance[rounds] - dist) / abs(rules.start_score)
+    prev_distance[rounds] = dist
+    return gain
