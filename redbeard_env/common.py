@@ -97,3 +97,19 @@ def constant_blocks(size: int, slices: dict[str, slice], player_slot: int, rules
     vec[slices["num_players"].start + player_slot] = 1.0
     vec[slices["rules"]] = rules_vec
     return vec
+
+
+def mean_or_none(values) -> float | None:
+    """The mean, or None for no values."""
+    return float(np.mean(values)) if len(values) else None
+
+
+def merge_counts(into: Any, part: Any, count_fields: tuple[str, ...]) -> None:
+    """Add a tournament shard's records ``part`` to ``into`` (any game's metrics): the rows
+    in order, the per-agent count arrays of ``count_fields`` summed."""
+    into.seat_rows.extend(part.seat_rows)
+    into.round_rows.extend(part.round_rows)
+    for name in count_fields:
+        mine = getattr(into, name)
+        for spec, counts in getattr(part, name).items():
+            mine[spec] = mine[spec] + counts if spec in mine else counts.copy()

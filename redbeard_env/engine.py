@@ -125,16 +125,19 @@ class BatchEngine:
 
 
 class ReferenceBatchBase(BatchEngine):
-    """Jobs on a reference engine, one ``Game`` per slot. A subclass names the game's
-    ``parts`` and says how a job's decks start a game and what a game's events report
-    (:meth:`new_game`, :meth:`round_events`, :meth:`end_events`)."""
+    """Jobs on a reference engine, one ``Game`` per slot; ``record`` keeps a game record
+    (:mod:`redbeard_env.records`) of every job. A subclass names the game's ``parts`` and
+    ``records`` module and says how a job's decks start a game and what a game's events
+    report (:meth:`new_game`, :meth:`round_events`, :meth:`end_events`)."""
 
     name = "reference"
     parts: GameParts
+    records: Any  # the game's records module (its Recorder)
 
-    def __init__(self, rules, num_players: int, seed: int):
+    def __init__(self, rules, num_players: int, seed: int, record: bool = False):
         super().__init__(rules, num_players, seed)
         self.prefix = self.parts.observation.static_prefix(rules, num_players)
+        self.record = record
 
     def new_game(self, job: Job, rng: np.random.Generator):
         raise NotImplementedError
@@ -152,9 +155,16 @@ class ReferenceBatchBase(BatchEngine):
         # every rotation of it
         self.games = [self.new_game(job, np.random.default_rng([self.seed, job.deal, 13])) for job in jobs]
         self.live = np.ones(len(jobs), dtype=bool)
+        if self.record:
+            self.recorders = [self.records.Recorder(g, seed=self.seed,
+                                                    meta={"game": job.index, "deal": job.deal, "rotation": job.rotation})
+                              for g, job in zip(self.games, jobs)]
 
     def apply(self, b: int, action: int) -> None:
-        self.parts.game.apply_action(self.games[b], action)
+        if self.record:
+            self.recorders[b].apply(action)
+        else:
+            self.parts.game.apply_action(self.games[b], action)
 
     def observe(self):
         B = len(self.games)

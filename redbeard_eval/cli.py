@@ -12,15 +12,17 @@ from typing import Annotated, Literal, Optional, Sequence, Union
 
 import tyro
 
-from redbeard_env.redbeard.rules import PRESETS, parse_overrides
-from redbeard_env.sortskaeg.rules import PRESETS as SORTSKAEG_PRESETS
+from redbeard_env.common import parse_overrides
+from redbeard_env.registry import game_named, registered_games
 
 from .report import format_table
 from .tournament import play_tournament, prepare_tournament
 
 __all__ = ["EvalConfig", "parse_args", "main"]
 
-PresetName = Literal[tuple(PRESETS) + tuple(SORTSKAEG_PRESETS)]  # type: ignore[valid-type]
+GameName = Literal[registered_games()]  # type: ignore[valid-type]
+PresetName = Literal[tuple(p for g in registered_games() for p in game_named(g).presets)]  # type: ignore[valid-type]
+_FIRST = game_named(registered_games()[0])
 
 
 @dataclass(frozen=True)
@@ -31,13 +33,13 @@ class EvalConfig:
 
     agents: Annotated[tuple[str, ...], tyro.conf.arg(metavar="SPEC [SPEC ...]")]
     """Agent specs, one per seat (heuristic, random, pimc:samples=64, ppo:classic_4p, ...); the last repeats."""
-    game: Optional[Literal["redbeard", "sortskaeg"]] = None
-    """The game: redbeard (Rödskägg) or sortskaeg (its Danish cousin, with sortskaeg_* bots and ppo:sortskaeg_4p);
-    None: the game of --rules. With --game sortskaeg and no --rules the sortskaeg preset is played."""
-    rules: PresetName = "classic"
-    """Rules preset (change single fields with --set); Sortskæg's is sortskaeg."""
+    game: Optional[GameName] = None
+    """The game (redbeard = Rödskägg, sortskaeg = Sortskæg); bot specs name its bots. None: the game of --rules.
+    With --game and no --rules the game's default preset is played."""
+    rules: PresetName = _FIRST.default_rules
+    """Rules preset (change single fields with --set); each belongs to one game."""
     players: Optional[int] = None
-    """Player count, 3..7 (Sortskæg 2..6); None: the number of --agents."""
+    """Player count, within the game's range (Rödskägg 3..7, Sortskæg 2..6); None: the number of --agents."""
     games: int = 2000
     """Games (round mode: rounds) to play, at least 1; rounded up to whole deals (x distinct seatings)."""
     seed: int = 0
@@ -45,19 +47,19 @@ class EvalConfig:
     set: Annotated[tuple[str, ...], tyro.conf.arg(metavar="FIELD=VALUE [...]")] = ()
     """Rules overrides, values as Python literals, e.g. leader=trick_winner eliminate_at=40."""
     mode: Literal["game", "round"] = "game"
-    """game: whole games; round: single rounds from --scores (bid-accuracy research)."""
+    """game: whole games; round: the first round of each game, from --scores (bid-accuracy research)."""
     scores: Union[Literal["sample"], tuple[int, ...], None] = None
     """Round mode: starting scores, one int per seat, or sample (uniform in --score-range); None: the start score."""
     score_range: Annotated[tuple[int, int], tyro.conf.arg(metavar="LO HI")] = (1, 12)
     """Round mode with --scores sample: scores drawn uniformly from LO..HI (LO <= HI)."""
     engine: Literal["auto", "vector", "reference"] = "auto"
-    """vector: the batch engine (bots need act_batch); reference: game.py; auto: vector when every bot can."""
+    """vector: the batch engine (bots need act_batch); reference: the reference engine; auto: vector when every bot can."""
     batch_size: Optional[int] = None
     """Games played at once, at least 1; None: 4096 on the vector engine, 512 on the reference engine."""
     out: Optional[str] = None
     """Output folder for results.json, games.csv (rounds.csv) and the plots; None: write nothing."""
     plots: bool = True
-    """With --out, draw win_rates.png, calibration.png and contract_by_bid.png."""
+    """With --out, draw win_rates.png, calibration.png and the game's success rate (contract_by_bid.png, ...)."""
     quiet: bool = False
     """No progress bar."""
     backend: Literal["local", "ray"] = "local"
@@ -66,7 +68,7 @@ class EvalConfig:
     workers: int = 1
     """Processes (local) or at most concurrent tasks' worth of CPUs (ray) to play shards on, at least 1."""
     record: Optional[str] = None
-    """Append every game's record (JSON lines, redbeard_env.redbeard.records: deals, moves, results; replayable) to this
+    """Append every game's record (JSON lines, redbeard_env.records: deals, moves, results; replayable) to this
     file; plays on the reference engine."""
     ray_address: Optional[str] = None
     """Ray cluster to join with --backend ray (None: $RAY_ADDRESS, else an embedded local Ray)."""
@@ -112,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                               record=cfg.record)
     print(format_table(results))
     if cfg.out:
-        last_plot = "exact_by_hand_size.png" if tournament.game.name == "sortskaeg" else "contract_by_bid.png"
+        from redbeard_env.registry import load_object
+
+        last_plot = load_object(tournament.game.metrics).success_plot({})["file"] + ".png"
         print(f"wrote {cfg.out}/results.json, {'games' if cfg.mode == 'game' else 'rounds'}.csv"
               + (f", win_rates.png, calibration.png, {last_plot}" if cfg.plots else ""))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .metrics import LEVEL_NAMES
+from redbeard_env.registry import game_named, load_object
 from .report import short_name
 
 __all__ = ["make_plots"]
@@ -44,13 +44,8 @@ def make_plots(results: dict, out: Path) -> list[Path]:
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     paths.append(_save(plt, fig, out / "win_rates.png"))
-    if cfg.get("game", "redbeard") == "sortskaeg":
-        bid_labels, ylabel, xlabel, file = [str(k) for k in range(8)], "exact-bid rate", "hand size", "exact_by_hand_size"
-        series = {a: {h: agents[a]["exact_by_hand_size"][str(h)] for h in range(1, 8)} for a in names}
-    else:
-        bid_labels, ylabel, xlabel, file = LEVEL_NAMES, "contract rate", "bid", "contract_by_bid"
-        series = {a: {k: _ratio(agents[a]["made_by_bid"][name], agents[a]["contracts_by_bid"][name])
-                      for k, name in enumerate(LEVEL_NAMES)} for a in names}
+    spec = load_object(game_named(cfg["game"]).metrics).success_plot(agents)
+    series, bid_labels = spec["series"], spec["bid_labels"]
     # bid vs tricks calibration, one heat map per agent
     fig, axes = plt.subplots(1, len(names), figsize=(3.6 * len(names), 3.6), squeeze=False)
     for ax, a in zip(axes[0], names):
@@ -59,24 +54,20 @@ def make_plots(results: dict, out: Path) -> list[Path]:
         ax.set_ylabel("bid")
     fig.suptitle(title, fontsize=9)
     paths.append(_save(plt, fig, out / "calibration.png"))
-    # a success rate by bid (Rödskägg: contracts made) or hand size (Sortskæg: exact bids)
+    # the game's success rate (Rödskägg: contracts made by bid; Sortskæg: exact bids by hand size)
     fig, ax = plt.subplots(figsize=(5.2, 3.6))
     for a in names:
         xs = [x for x, rate in series[a].items() if rate is not None]
         ax.plot(xs, [series[a][x] for x in xs], marker="o", label=short_name(a))
-    if xlabel == "bid":
-        ax.set_xticks(range(len(LEVEL_NAMES)), LEVEL_NAMES)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    if spec["xticks"]:
+        ax.set_xticks(range(len(spec["xticks"])), spec["xticks"])
+    ax.set_xlabel(spec["xlabel"])
+    ax.set_ylabel(spec["ylabel"])
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
-    paths.append(_save(plt, fig, out / f"{file}.png"))
+    paths.append(_save(plt, fig, out / f"{spec['file']}.png"))
     return paths
-
-
-def _ratio(made: float, tried: float) -> float | None:
-    return made / tried if tried else None
 
 
 def _save(plt, fig, path: Path) -> Path:

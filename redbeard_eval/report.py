@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from redbeard_env.registry import game_named, load_object
 
 __all__ = ["write_outputs", "format_table", "short_name"]
 
@@ -45,22 +46,13 @@ def _f(x, fmt: str) -> str:
     return "-" if x is None else format(x, fmt)
 
 
-# Per game: the metric columns of the table after the shared ones (header, width, results key, format).
-COLUMNS = {
-    "redbeard": [("contract", 9, "contract_rate", ".3f"), ("bid_err", 8, "bid_error", ".2f"), ("bias", 7, "bid_bias", "+.2f"),
-                 ("join", 6, "join_rate", ".2f"), ("join_ok", 8, "join_success", ".2f"), ("rounds", 7, "mean_rounds", ".1f")],
-    "sortskaeg": [("exact", 7, "exact_rate", ".3f"), ("bid_err", 8, "bid_error", ".2f"), ("bias", 7, "bid_bias", "+.2f"),
-                  ("score", 8, "mean_final_score", ".1f")],
-}
-
-
 def format_table(results: dict) -> str:
-    """The results as the printed table: a header line, one row per agent, a timing line
-    (Sortskæg adds a line of exact-bid rates by hand size)."""
+    """The results as the printed table: a header line, one row per agent with the shared
+    columns and the game's (its metrics' ``COLUMNS``), the game's notes, a timing line."""
     agents = results["agents"]
     cfg = results["config"]
-    game = cfg.get("game", "redbeard")
-    columns = COLUMNS[game]
+    game_metrics = load_object(game_named(cfg["game"]).metrics)
+    columns = game_metrics.COLUMNS
     head = (f"{'agent':<24}{'games':>7}{'win':>8}{'95% CI':>16}{'parity':>8}{'rating':>8}"
             + "".join(f"{title:>{width}}" for title, width, _, _ in columns))
     lines = [f"{cfg['rules']} | {cfg['players']} players | {cfg['games']} {cfg['mode']}s "
@@ -73,10 +65,7 @@ def format_table(results: dict) -> str:
             f"{short_name(name, 23):<24}{a['games']:>7}{a['win_rate']:>8.3f}{ci:>16}{a['parity']:>8.3f}{_f(rating, '.1f'):>8}"
             + "".join(f"{_f(a.get(key), fmt):>{width}}" for _, width, key, fmt in columns)
         )
-    if game == "sortskaeg":
-        lines.append("exact bids by hand size 1..7: " + "; ".join(
-            f"{short_name(name, 16)} " + " ".join(_f(a["exact_by_hand_size"][str(h)], ".2f") for h in range(1, 8))
-            for name, a in agents.items()))
+    lines += game_metrics.table_notes(agents)
     t = results["timing"]
     rate_key = "games_per_second" if cfg["mode"] == "game" else "rounds_per_second"
     lines.append(f"{t['wall_seconds']:.1f} s, {t[rate_key]:.1f} {rate_key.replace('_', ' ')}, "

@@ -27,7 +27,7 @@ from pathlib import Path
 import agents
 from redbeard_env.redbeard.rules import PRESETS
 
-from .metrics import LEVEL_NAMES
+from redbeard_env.redbeard.metrics import LEVEL_NAMES
 from .report import short_name
 from .tournament import run_tournament
 

@@ -24,7 +24,7 @@ from redbeard_env.engine import ENGINE_NAMES, Job, make_engine
 from redbeard_env.registry import Game, game_named, game_of_preset, game_of_rules, load_object, registered_games
 
 from .deals import check_scores, deal_sequences, distinct_rotations, pooled_lineup, start_scores
-from .metrics import Records, summarise
+from .metrics import summarise
 from .plots import make_plots
 from .report import write_outputs
 
@@ -56,7 +56,7 @@ def resolve_game(rules: Any, game: str | None) -> tuple[Game, Any]:
 
 
 def new_records(info: Game, rules: Any, num_players: int, specs: list[str]):
-    """The game's tournament records (:class:`~redbeard_eval.metrics.Records` protocol)."""
+    """The game's tournament records (its metrics module's Records: the protocol of :mod:`redbeard_eval.metrics`)."""
     return load_object(info.metrics)(num_players, specs, rules)
 
 
@@ -151,8 +151,6 @@ def prepare_tournament(
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
     info, rules = resolve_game(rules, game)
     rules_obj = info.make_rules(rules, **(overrides or {}))
-    if mode == "round" and info.name != "redbeard":
-        raise ValueError(f"mode='round' is Rödskägg's (single rounds from given scores); {info.name} plays mode='game'")
     specs_in = list(agent_specs)
     if not specs_in:
         raise ValueError("at least one agent spec is needed")
@@ -175,8 +173,6 @@ def prepare_tournament(
             bot.reset(seed * 1000 + i)
         bots.append(bot)
     rotations = distinct_rotations(lineup)
-    if record and info.name != "redbeard":
-        raise ValueError(f"game records exist for Rödskägg only, not {info.name}")
     if record and mode != "game":
         raise ValueError("game records are made of whole games: record needs mode='game'")
     if record and engine == "vector":
@@ -227,12 +223,12 @@ def run_tournament(*args: Any, out: "str | Path | None" = None, plots: bool = Tr
 class ShardResult:
     """What one shard measured (merged in shard order by :func:`play_tournament`)."""
 
-    rec: Records
+    rec: Any  # the game's Records
     decisions: int
     agent_time: np.ndarray  # seconds in each agent's decisions
     agent_decisions: np.ndarray
     searched: np.ndarray  # decisions the search bots actually searched
-    records: list  # game records (redbeard_env.redbeard.records), with the tournament's record option
+    records: list  # game records (redbeard_env.records), with the tournament's record option
 
 
 def shard_seed(seed: int, shard: int, part: int) -> int:
@@ -291,7 +287,7 @@ def _play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
     lineups = np.array([job.lineup for job in jobs])  # [B, n] agent index per seat
     for b, recorder in enumerate(getattr(backend, "recorders", [])):
         recorder.agents = [unique[a] for a in lineups[b]]
-    rec.begin(count, np.array([job.scores if job.scores is not None else [getattr(tr.rules, "start_score", 0)] * n
+    rec.begin(count, np.array([job.scores if job.scores is not None else [tr.game.start_score(tr.rules)] * n
                                for job in jobs], np.int64))
     while backend.live.any():
         obs, mask, seat = backend.observe()
@@ -431,7 +427,7 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
     if record is not None:
         if not tr.record:
             raise ValueError("record= needs a tournament prepared with record=True")
-        from redbeard_env.redbeard.records import append_records
+        from redbeard_env.records import append_records
 
         append_records(record, sorted((g for r in results_by_shard for g in r.records), key=lambda g: g["meta"]["game"]))
     rec = new_records(tr.game, tr.rules, n, unique)

@@ -39,7 +39,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from redbeard_env.redbeard.records import rules_dict
+from redbeard_env.records import rules_dict
 from redbeard_env.redbeard.rules import CHOICES, INT_RANGES, MAX_PLAYERS, MIN_PLAYERS, PRESETS
 
 from .session import NotFinished, suggested_bots

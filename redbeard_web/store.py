@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from redbeard_env.redbeard.records import append_records
+from redbeard_env.records import append_records
 
 from .session import HUMAN, BotPool, GameSession, ReplaySession, parse_new_game
 

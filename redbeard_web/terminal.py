@@ -23,7 +23,7 @@ import sys
 from typing import TextIO
 
 from redbeard_env.redbeard.cards import action_id, action_name
-from redbeard_env.redbeard.records import append_records
+from redbeard_env.records import append_records
 from redbeard_env.redbeard.rules import PRESETS, parse_overrides
 
 from .session import BotPool, GameSession, parse_new_game, seat_label

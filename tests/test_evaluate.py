@@ -16,6 +16,7 @@ from redbeard_eval import run_tournament
 from redbeard_eval.tournament import play_tournament
 from redbeard_env.engine import BatchEngine, Job, make_engine
 from redbeard_env.redbeard.engine import ReferenceBatch, VectorBatch
+from redbeard_env.redbeard.metrics import Records
 from redbeard_env.redbeard.rules import make_rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,7 +109,7 @@ def test_engines_agree():
 
 # ---------------------------------------------------------------- metrics
 def _records(contract="exact"):
-    rec = metrics.Records(4, ["a", "b"], make_rules("classic", contract=contract))
+    rec = Records(4, ["a", "b"], make_rules("classic", contract=contract))
     # agent a declared three times: bid 2 took 2 (made), bid 3 took 1, Rödskägg took 6
     for level, tricks in ((2, 2), (3, 1), (7, 6)):
         rec.calib["a"][level, tricks] += 1

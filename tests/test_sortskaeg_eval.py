@@ -11,7 +11,7 @@ import pytest
 
 from redbeard_eval import cli, deals, run_tournament
 from redbeard_eval.metrics import summarise
-from redbeard_eval.metrics_sortskaeg import SortskaegRecords
+from redbeard_env.sortskaeg.metrics import Records as SortskaegRecords
 from redbeard_env.engine import Job, make_engine
 from redbeard_env.registry import game_named
 from redbeard_env.sortskaeg.rules import make_rules
@@ -102,8 +102,6 @@ def test_games_and_bots_must_match():
         run_tournament(["sortskaeg_random"], players=3, games=3, progress=False)
     with pytest.raises(ValueError, match="'classic' is not a sortskaeg preset"):
         run_tournament(BOTS, rules="classic", game="sortskaeg", players=3, games=3, progress=False)
-    with pytest.raises(ValueError, match="mode='round' is Rödskägg's"):
-        run_tournament(BOTS, game="sortskaeg", mode="round", players=3, games=3, progress=False)
     with pytest.raises(ValueError, match=r"num_players must be an int in 2\.\.6"):
         run_tournament(BOTS, game="sortskaeg", players=7, games=3, progress=False)
     with pytest.raises(ValueError, match="game must be one of"):
@@ -133,3 +131,41 @@ def test_the_shipped_policy_beats_three_heuristics_by_one_and_a_half_parity():
                          seed=11, progress=False)
     lo, _ = res["agents"]["ppo:sortskaeg_4p"]["win_rate_ci"]
     assert lo > 1.5 * 0.25
+
+
+def test_round_mode_plays_single_rounds_from_given_scores(tmp_path):
+    """--mode round: every job is the first round of a game (the hand size of --set
+    hand_sizes), from the given totals; the bid metrics count one bid per seat and job."""
+    res = run_tournament(["heuristic", "random"], game="sortskaeg", players=3, games=60, seed=2, mode="round",
+                         scores=[10, 0, 0], overrides={"hand_sizes": (5,)}, progress=False, out=tmp_path)
+    heur, rnd = res["agents"]["heuristic"], res["agents"]["random"]
+    assert res["config"]["mode"] == "round" and res["config"]["games"] == 60
+    assert heur["games"] == 60 and rnd["games"] == 120  # random sits in two seats of each seating
+    assert heur["rounds_bid"] == 60 and heur["rounds_by_hand_size"]["5"] == 60 and heur["rounds_by_hand_size"]["7"] == 0
+    with open(tmp_path / "rounds.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 180 and all(r["rounds"] == "1" and r["start_score"] in ("10", "0") for r in rows)
+    # the seat that started on 10 keeps a lead no 5-card round can close (at most 13 points a
+    # round, at least -10): its share of the "win" is one per job unless someone ties it
+    lead = [float(r["won"]) for r in rows if r["start_score"] == "10"]
+    assert len(lead) == 60 and sum(lead) > 40
+    by_job: dict = {}
+    for r in rows:
+        by_job[r["game"]] = by_job.get(r["game"], 0) + float(r["won"])
+    assert all(v == pytest.approx(1.0) for v in by_job.values())
+
+
+def test_tournament_records_replay_exactly(tmp_path):
+    from redbeard_env import records
+
+    path = tmp_path / "games.jsonl"
+    res = run_tournament(["heuristic", "random"], game="sortskaeg", players=3, games=6, seed=4,
+                         overrides={"hand_sizes": (3, 2, 1, 2)}, record_path=path, progress=False)
+    assert res["config"]["engine"] == "reference"
+    games = records.load_records(path)  # each replayed on the reference engine
+    assert len(games) == 6 and all(g["game"] == "sortskaeg" and g["rounds_played"] == 4 for g in games)
+    assert [g["meta"]["game"] for g in games] == list(range(6))
+    assert all(records.replay(g).scores == g["scores"] for g in games)
+    games[0]["actions"][0][1] = "bid:3" if games[0]["actions"][0][1] != "bid:3" else "bid:2"
+    with pytest.raises(ValueError, match="bad record"):
+        records.validate(games[0])

@@ -38,6 +38,6 @@ GAME = Game(
     decks_per_game=lambda rules: min(rules.max_rounds + 8, 96),
     start_score=lambda rules: rules.start_score,
     bots="agents.redbeard",
-    metrics="redbeard_eval.metrics:Records",
+    metrics="redbeard_env.redbeard.metrics:Records",
     views="redbeard_web.views_redbeard",
 )

@@ -13,9 +13,9 @@ import numpy as np
 
 from ..engine import Job, ReferenceBatchBase, VectorBatchBase, empty_events
 from . import game as G
+from . import records
 from .cards import NUM_CARDS
 from .parts import REDBEARD
-from .rules import Rules
 from .vector import VectorEnv
 
 __all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "ROUND_KEYS", "round_events"]
@@ -32,35 +32,17 @@ def round_events(B: int, n: int) -> dict:
 
 
 class ReferenceBatch(ReferenceBatchBase):
-    """Rödskägg's jobs on the reference engine; ``record`` keeps a game record
-    (:mod:`redbeard_env.redbeard.records`) of every job."""
+    """Rödskägg's jobs on the reference engine."""
 
     parts = REDBEARD
+    records = records
 
     def empty_events(self, B: int) -> dict:
         return round_events(B, self.n)
 
-    def __init__(self, rules: Rules, num_players: int, seed: int, record: bool = False):
-        super().__init__(rules, num_players, seed)
-        self.record = record
-
     def new_game(self, job: Job, rng: np.random.Generator):
         decks = [(list(map(int, d[:NUM_CARDS])), _rank_of(d[NUM_CARDS:])) for d in job.decks]
         return G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores, decks=decks)
-
-    def start(self, jobs: list[Job]) -> None:
-        super().start(jobs)
-        if self.record:
-            from .records import Recorder
-
-            self.recorders = [Recorder(g, seed=self.seed, meta={"game": job.index, "deal": job.deal, "rotation": job.rotation})
-                              for g, job in zip(self.games, jobs)]
-
-    def apply(self, b: int, action: int) -> None:
-        if self.record:
-            self.recorders[b].apply(action)
-        else:
-            G.apply_action(self.games[b], action)
 
     def round_events(self, ev: dict, b: int, event: tuple) -> None:
         _, _, declarer, level, tricks, _joiner, _in_round = event

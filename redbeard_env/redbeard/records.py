@@ -1,12 +1,8 @@
-"""Game records: one finished game as plain JSON, replayable to the identical game.
+"""Rödskägg's game records: the fields of a record (the shared ones are in
+:mod:`redbeard_env.records`) and its exact replay on the reference engine::
 
-A record file is JSON lines, one game per line (:func:`append_records`, :func:`load_records`).
-A record (format ``redbeard-record``, version 1) holds::
-
-    {"format": "redbeard-record", "version": 1,
-     "rules": {...every Rules field...}, "players": 4,
-     "agents": ["human", "ppo:classic_4p", ...],     # who played each seat (free text)
-     "seed": 7,                                       # the seed the deals came from, or null
+    {"format": "redbeard-record", "version": 1, "game": "redbeard",
+     "rules": {...every Rules field...}, "players": 4, "agents": [...], "seed": 7,
      "start_scores": [12, 12, 12, 12],
      "deals": [{"dealer": 2, "kind": "round",         # or "duel"
                 "hands": [["AS", "KS", ...], [...], [], ...],   # per seat as dealt; [] = not dealt in
@@ -19,35 +15,29 @@ A record (format ``redbeard-record``, version 1) holds::
      "scores": [...final...], "winner": 1, "truncated": false, "rounds_played": 9,
      "meta": {...free, e.g. the app that wrote it...}}
 
-Cards are SPEC names (``AS``, ``TD``), actions SPEC action names (``play:AS``,
-``bid:3``). ``rounds[i].scores`` are the running scores after that round's scoring.
+``rounds[i].scores`` are the running scores after that round's scoring.
 
-:class:`Recorder` follows a live reference-engine game (:mod:`redbeard_env.redbeard.game`) and
-builds its record; :func:`record_from_actions` builds one from a deal list and the
-actions; :func:`replay` plays a record on the reference engine -- every deal comes from
-the record, never from a random generator -- and checks that it gives the identical game
-(same deals, rounds, scores and winner); :func:`validate` = replay, returning the record.
-Bad records raise ``ValueError`` saying which field or action is wrong. Loading only
-parses JSON: nothing in a record can run code.
+:class:`Recorder` follows a live reference-engine game (:mod:`redbeard_env.redbeard.game`)
+and builds its record; :func:`record_from_actions` builds one from a deal list and the
+actions; :func:`replay` plays a record and checks that it gives the identical game (same
+deals, rounds, scores and winner).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ..common import is_int
+from ..records import (FORMAT, VERSION, RecordedDealsOnly, check_cards, check_common, check_seat_list,  # noqa: F401
+                       compare_replay, fail, rules_dict)
+from ..records import append_records, iter_records, load_records, parse_record_line  # noqa: F401 (every game's files)
 from . import game as G
 from .cards import NUM_CARDS, REDBEARD_LEVEL, action_id, action_name, card_name, parse_card
-from .rules import FIELD_NAMES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, Rules, make_rules
+from .rules import HAND_SIZE, Rules, make_rules
 
-FORMAT = "redbeard-record"
-VERSION = 1
-KEYS = ("format", "version", "rules", "players", "agents", "seed", "start_scores", "deals", "actions",
-        "rounds", "scores", "winner", "truncated", "rounds_played")
+KEYS = ("winner", "truncated", "rounds_played")  # besides the shared ones
 DEAL_KINDS = ("round", "duel")
 
 
@@ -55,13 +45,6 @@ def _bid_name(level: int) -> str | None:
     if level < 0:
         return None
     return "redbeard" if level == REDBEARD_LEVEL else f"bid:{level}"
-
-
-def rules_dict(rules: Rules) -> dict:
-    """Every Rules field as plain JSON data (``players`` as a list)."""
-    out = dataclasses.asdict(rules)
-    out["players"] = list(rules.players)
-    return out
 
 
 class Recorder:
@@ -146,6 +129,7 @@ class Recorder:
         return {
             "format": FORMAT,
             "version": VERSION,
+            "game": "redbeard",
             "rules": rules_dict(g.rules),
             "players": g.num_players,
             "agents": list(self.agents),
@@ -160,20 +144,6 @@ class Recorder:
             "rounds_played": int(g.rounds_played),
             "meta": dict(self.meta),
         }
-
-
-class _RecordedDealsOnly:
-    """Stands in for the game's random generator during a replay: every deal must come
-    from the record, so drawing randomness means the record has too few deals."""
-
-    def __init__(self, deals: int):
-        self.deals = deals
-
-    def _fail(self, *args, **kwargs):
-        raise ValueError(f"the record lists {self.deals} deal(s) but the game deals again after its actions' "
-                         "last recorded deal; the record is incomplete")
-
-    integers = permutation = _fail
 
 
 def deck_of(deal: dict, num_players: int) -> tuple[list[int], np.ndarray]:
@@ -191,108 +161,45 @@ def deck_of(deal: dict, num_players: int) -> tuple[list[int], np.ndarray]:
 
 
 # ---------------------------------------------------------------- structure checks
-def _fail(where: str, message: str):
-    raise ValueError(f"bad record: {where}: {message}")
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _check_cards(value: Any, where: str) -> list[int]:
-    if not isinstance(value, list):
-        _fail(where, f"must be a list of card names, got {type(value).__name__}")
-    ids = []
-    for i, c in enumerate(value):
-        if not isinstance(c, str):
-            _fail(f"{where}[{i}]", f"a card is a name like 'AS', got {c!r}")
-        try:
-            ids.append(parse_card(c))
-        except ValueError as exc:
-            _fail(f"{where}[{i}]", str(exc))
-    return ids
-
-
-def _check_seat_list(value: Any, n: int, where: str, kind=_is_int, what: str = "ints") -> None:
-    if not isinstance(value, list) or len(value) != n or not all(kind(v) for v in value):
-        _fail(where, f"must be a list of {n} {what} (one per seat), got {value!r:.120}")
-
-
 def check_structure(record: Any) -> Rules:
     """Check a record's fields and types (not yet the game itself); return its Rules."""
-    if not isinstance(record, dict):
-        _fail("record", f"must be a JSON object, got {type(record).__name__}")
-    if record.get("format") != FORMAT:
-        _fail("format", f"must be {FORMAT!r}, got {record.get('format')!r}")
-    if record.get("version") != VERSION:
-        _fail("version", f"this code reads version {VERSION}, got {record.get('version')!r}")
-    missing = [k for k in KEYS if k not in record]
-    if missing:
-        _fail("record", f"missing field(s) {', '.join(missing)}")
-    raw_rules = record["rules"]
-    if not isinstance(raw_rules, dict) or sorted(raw_rules) != sorted(FIELD_NAMES):
-        _fail("rules", f"must be an object with every Rules field ({', '.join(FIELD_NAMES)})")
-    try:
-        rules = make_rules(raw_rules)
-    except ValueError as exc:
-        _fail("rules", str(exc))
+    from . import GAME
+
+    rules = check_common(record, GAME, KEYS)
     n = record["players"]
-    if not _is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        _fail("players", f"must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
-    _check_seat_list(record["agents"], n, "agents", lambda v: isinstance(v, str), "strings")
-    if record["seed"] is not None and not _is_int(record["seed"]):
-        _fail("seed", f"must be an int or null, got {record['seed']!r}")
-    _check_seat_list(record["start_scores"], n, "start_scores")
-    _check_seat_list(record["scores"], n, "scores")
     winner = record["winner"]
-    if winner is not None and not (_is_int(winner) and 0 <= winner < n):
-        _fail("winner", f"must be a seat 0..{n - 1} or null, got {winner!r}")
+    if winner is not None and not (is_int(winner) and 0 <= winner < n):
+        fail("winner", f"must be a seat 0..{n - 1} or null, got {winner!r:.40}")
     if not isinstance(record["truncated"], bool):
-        _fail("truncated", f"must be true or false, got {record['truncated']!r}")
-    if not _is_int(record["rounds_played"]) or record["rounds_played"] < 0:
-        _fail("rounds_played", f"must be an int >= 0, got {record['rounds_played']!r}")
-    deals = record["deals"]
-    if not isinstance(deals, list) or not deals:
-        _fail("deals", "must be a non-empty list of deals")
-    for i, deal in enumerate(deals):
-        where = f"deals[{i}]"
-        if not isinstance(deal, dict) or sorted(deal) != sorted(("dealer", "kind", "hands", "stock", "reshuffle")):
-            _fail(where, "must be an object with dealer, kind, hands, stock, reshuffle")
-        if not _is_int(deal["dealer"]) or not 0 <= deal["dealer"] < n:
-            _fail(f"{where}.dealer", f"must be a seat 0..{n - 1}, got {deal['dealer']!r}")
-        if deal["kind"] not in DEAL_KINDS:
-            _fail(f"{where}.kind", f"must be one of {DEAL_KINDS}, got {deal['kind']!r}")
-        hands = deal["hands"]
-        if not isinstance(hands, list) or len(hands) != n:
-            _fail(f"{where}.hands", f"must hold one list per seat ({n})")
-        cards: list[int] = []
-        for s, hand in enumerate(hands):
-            ids = _check_cards(hand, f"{where}.hands[{s}]")
-            if len(ids) not in (0, HAND_SIZE):
-                _fail(f"{where}.hands[{s}]", f"a dealt hand has {HAND_SIZE} cards ([] = not dealt in), got {len(ids)}")
-            cards += ids
-        cards += _check_cards(deal["stock"], f"{where}.stock")
-        if sorted(cards) != list(range(NUM_CARDS)):
-            _fail(where, "hands and stock together must hold each of the 52 cards exactly once")
-        if sorted(_check_cards(deal["reshuffle"], f"{where}.reshuffle")) != list(range(NUM_CARDS)):
-            _fail(f"{where}.reshuffle", "must list each of the 52 cards exactly once")
-    actions = record["actions"]
-    if not isinstance(actions, list):
-        _fail("actions", "must be a list of [seat, action name] pairs")
-    for i, item in enumerate(actions):
-        if not (isinstance(item, list) and len(item) == 2 and _is_int(item[0]) and isinstance(item[1], str)):
-            _fail(f"actions[{i}]", f"must be [seat, action name], got {item!r:.80}")
-        if not 0 <= item[0] < n:
-            _fail(f"actions[{i}]", f"seat must be 0..{n - 1}, got {item[0]}")
-        try:
-            action_id(item[1])
-        except ValueError as exc:
-            _fail(f"actions[{i}]", str(exc))
-    if not isinstance(record["rounds"], list) or not all(isinstance(r, dict) for r in record["rounds"]):
-        _fail("rounds", "must be a list of round objects")
-    if not isinstance(record.get("meta", {}), dict):
-        _fail("meta", "must be an object")
+        fail("truncated", f"must be true or false, got {record['truncated']!r:.40}")
+    if not is_int(record["rounds_played"]) or record["rounds_played"] < 0:
+        fail("rounds_played", f"must be an int >= 0, got {record['rounds_played']!r:.40}")
+    for i, deal in enumerate(record["deals"]):
+        _check_deal(deal, f"deals[{i}]", n)
     return rules
+
+
+def _check_deal(deal: Any, where: str, n: int) -> None:
+    if not isinstance(deal, dict) or sorted(deal) != sorted(("dealer", "kind", "hands", "stock", "reshuffle")):
+        fail(where, "must be an object with dealer, kind, hands, stock, reshuffle")
+    if not is_int(deal["dealer"]) or not 0 <= deal["dealer"] < n:
+        fail(f"{where}.dealer", f"must be a seat 0..{n - 1}, got {deal['dealer']!r:.40}")
+    if deal["kind"] not in DEAL_KINDS:
+        fail(f"{where}.kind", f"must be one of {DEAL_KINDS}, got {deal['kind']!r:.40}")
+    hands = deal["hands"]
+    if not isinstance(hands, list) or len(hands) != n:
+        fail(f"{where}.hands", f"must hold one list per seat ({n})")
+    cards: list[int] = []
+    for s, hand in enumerate(hands):
+        ids = check_cards(hand, f"{where}.hands[{s}]", parse_card)
+        if len(ids) not in (0, HAND_SIZE):
+            fail(f"{where}.hands[{s}]", f"a dealt hand has {HAND_SIZE} cards ([] = not dealt in), got {len(ids)}")
+        cards += ids
+    cards += check_cards(deal["stock"], f"{where}.stock", parse_card)
+    if sorted(cards) != list(range(NUM_CARDS)):
+        fail(where, "hands and stock together must hold each of the 52 cards exactly once")
+    if sorted(check_cards(deal["reshuffle"], f"{where}.reshuffle", parse_card)) != list(range(NUM_CARDS)):
+        fail(f"{where}.reshuffle", "must list each of the 52 cards exactly once")
 
 
 # ---------------------------------------------------------------- replay
@@ -302,7 +209,7 @@ def start_replay(record: dict) -> tuple[G.Game, Recorder]:
     rules = check_structure(record)
     n = record["players"]
     decks = [deck_of(d, n) for d in record["deals"]]
-    game = G.new_game(rules, n, _RecordedDealsOnly(len(decks)), dealer=record["deals"][0]["dealer"],
+    game = G.new_game(rules, n, RecordedDealsOnly(len(decks)), dealer=record["deals"][0]["dealer"],
                       scores=record["start_scores"], decks=decks)
     return game, Recorder(game, agents=record["agents"], seed=record["seed"], meta=record.get("meta"))
 
@@ -312,20 +219,20 @@ def apply_recorded(recorder: Recorder, record: dict, index: int) -> None:
     g = recorder.game
     seat, name = record["actions"][index]
     if g.game_over:
-        _fail(f"actions[{index}]", f"{name!r} comes after the game ended")
+        fail(f"actions[{index}]", f"{name!r} comes after the game ended")
     if seat != g.to_act:
-        _fail(f"actions[{index}]", f"seat {seat} plays {name!r} but seat {g.to_act} is to act (phase {g.phase!r})")
+        fail(f"actions[{index}]", f"seat {seat} plays {name!r} but seat {g.to_act} is to act (phase {g.phase!r})")
     deals = len(recorder.deals)
     try:
         recorder.apply(action_id(name))
     except ValueError as exc:
-        _fail(f"actions[{index}]", str(exc))
+        fail(f"actions[{index}]", str(exc))
     if len(recorder.deals) > deals and deals < len(record["deals"]):
         # a new deal: it must be the recorded one as the game dealt it (dealer, seats dealt in)
         mine, theirs = recorder.deals[-1], _normalised_deal(record["deals"][deals])
         for key in ("dealer", "kind", "hands"):
             if mine[key] != theirs[key]:
-                _fail(f"deals[{deals}].{key}", f"after actions[{index}] the game deals with {key} "
+                fail(f"deals[{deals}].{key}", f"after actions[{index}] the game deals with {key} "
                                               f"{mine[key]!r:.200}, the record says {theirs[key]!r:.200}")
 
 
@@ -336,21 +243,13 @@ def replay(record: dict) -> G.Game:
     for i in range(len(record["actions"])):
         apply_recorded(recorder, record, i)
     if not game.game_over:
-        _fail("actions", f"the game is not over after the {len(record['actions'])} recorded actions "
+        fail("actions", f"the game is not over after the {len(record['actions'])} recorded actions "
                          f"(phase {game.phase!r}, seat {game.to_act} to act)")
     again = recorder.record()
     recorded = dict(record, deals=[_normalised_deal(d) for d in record["deals"]])
     if len(again["deals"]) != len(record["deals"]):
-        _fail("deals", f"the game used {len(again['deals'])} deal(s), the record lists {len(record['deals'])}")
-    for key in ("deals", "rounds", "scores", "winner", "truncated", "rounds_played"):
-        mine, theirs = again[key], recorded[key]
-        if mine != theirs:
-            if isinstance(mine, list) and isinstance(theirs, list):
-                i = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
-                got = mine[i] if i < len(mine) else "nothing"
-                said = theirs[i] if i < len(theirs) else "nothing"
-                _fail(f"{key}[{i}]", f"the replay gives {got!r:.200}, the record says {said!r:.200}")
-            _fail(key, f"the replay gives {mine!r}, the record says {theirs!r}")
+        fail("deals", f"the game used {len(again['deals'])} deal(s), the record lists {len(record['deals'])}")
+    compare_replay(again, recorded, ("deals", "rounds", "scores", "winner", "truncated", "rounds_played"))
     return game
 
 
@@ -379,7 +278,7 @@ def record_from_actions(rules: "str | Rules", num_players: int, *, dealer: int,
     decks than given, or if it is not over after the actions."""
     rules = make_rules(rules)
     decks = list(decks)
-    game = G.new_game(rules, num_players, _RecordedDealsOnly(len(decks)), dealer=int(dealer),
+    game = G.new_game(rules, num_players, RecordedDealsOnly(len(decks)), dealer=int(dealer),
                       scores=None if scores is None else [int(s) for s in scores], decks=decks)
     recorder = Recorder(game, agents=agents, seed=seed, meta=meta)
     for i, (seat, action) in enumerate(actions):
@@ -391,47 +290,5 @@ def record_from_actions(rules: "str | Rules", num_players: int, *, dealer: int,
     return recorder.record()
 
 
-# ---------------------------------------------------------------- files
-def append_records(path: "str | Path", records: Iterable[dict]) -> int:
-    """Append records to a JSON-lines file (created if missing); returns how many."""
-    lines = [json.dumps(r, separators=(",", ":"), ensure_ascii=False) for r in records]
-    if lines:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-    return len(lines)
-
-
-def parse_record_line(line: str, where: str = "record") -> dict:
-    """One JSON line -> a record object (JSON only; ``ValueError`` for anything else)."""
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"bad record: {where}: not valid JSON ({exc})") from None
-    if not isinstance(record, dict):
-        raise ValueError(f"bad record: {where}: must be a JSON object, got {type(record).__name__}")
-    return record
-
-
-def load_records(path: "str | Path", check: bool = True) -> list[dict]:
-    """The records of a JSON-lines file (blank lines skipped). With ``check`` each one is
-    replayed (:func:`validate`); errors name the line."""
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            record = parse_record_line(line, f"{path} line {number}")
-            if check:
-                try:
-                    validate(record)
-                except ValueError as exc:
-                    raise ValueError(f"{path} line {number}: {exc}") from None
-            out.append(record)
-    return out
-
-
-__all__ = [
-    "FORMAT", "VERSION", "Recorder", "append_records", "check_structure", "deck_of", "load_records",
-    "parse_record_line", "record_from_actions", "replay", "rules_dict", "start_replay", "apply_recorded",
-    "validate",
-]
+__all__ = ["Recorder", "check_structure", "deck_of", "record_from_actions", "replay", "start_replay",
+           "apply_recorded", "validate"]

@@ -17,6 +17,7 @@ __all__ = ["env", "raw_env", "VectorEnv", "Rules", "PRESETS", "make_rules", "act
 
 
 from ..registry import Game  # noqa: E402
+from . import records  # noqa: E402
 from .engine import ENGINES, ROUND_KEYS  # noqa: E402
 from .parts import SORTSKAEG  # noqa: E402
 
@@ -29,13 +30,13 @@ GAME = Game(
     vector_env=VectorEnv,
     engines=ENGINES,
     round_keys=ROUND_KEYS,
-    records=None,
+    records=records,
     default_rules="sortskaeg",
     deck_size=NUM_CARDS,
     deck_parts=1,
     decks_per_game=lambda rules: rules.num_rounds,
     start_score=lambda rules: 0,
     bots="agents.sortskaeg",
-    metrics="redbeard_eval.metrics_sortskaeg:SortskaegRecords",
+    metrics="redbeard_env.sortskaeg.metrics:Records",
     views="redbeard_web.views_sortskaeg",
 )

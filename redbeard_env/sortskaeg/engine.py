@@ -18,6 +18,7 @@ import numpy as np
 
 from ..engine import Job, ReferenceBatchBase, VectorBatchBase, empty_events
 from . import game as G
+from . import records
 from .parts import SORTSKAEG
 from .vector import VectorEnv
 
@@ -38,6 +39,7 @@ class ReferenceBatch(ReferenceBatchBase):
     """Sortskæg's jobs on the reference engine."""
 
     parts = SORTSKAEG
+    records = records
 
     def empty_events(self, B: int) -> dict:
         return round_events(B, self.n)

@@ -1,4 +1,5 @@
-"""What a Sortskæg tournament measures (the records protocol of :class:`redbeard_eval.metrics.Records`).
+"""What a Sortskæg tournament measures, for :mod:`redbeard_eval` (the protocol is in
+:mod:`redbeard_eval.metrics`).
 
 Every player bids every round, so every round-seat is a bid: per agent, a bid x tricks
 table (``calibration``, bids 0..7 by tricks 0..7) and the exact-bid counts by hand size.
@@ -24,19 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from redbeard_env.sortskaeg.cards import MAX_BID
+from ..common import mean_or_none as _mean, merge_counts
+from .cards import MAX_BID
 
-from .metrics import merge_records
+__all__ = ["Records"]
 
 SIZES = MAX_BID + 1  # bids and tricks 0..7, hand sizes 1..7 (index 0 unused)
 
 
-def _mean(x) -> float | None:
-    return float(np.mean(x)) if len(x) else None
-
-
 @dataclass
-class SortskaegRecords:
+class Records:
     num_players: int
     specs: list[str]
     rules: Any = None  # the tournament's Rules (not needed: every round's facts are in its events)
@@ -68,10 +66,13 @@ class SortskaegRecords:
                 self.by_size[spec][size] += (1, exact)
                 self.slot_exact[b, s] += exact
                 self.slot_rounds[b, s] += 1
+            if mode == "round":
+                ev["done"][b] = True  # a single round: the job ends with its scoring
 
     def won(self, ev: dict, b: int, s: int, mode: str) -> float:
-        """The seat's share of the win: 1/k for each of k players tied on top."""
-        winners = ev["winners"][b]
+        """The seat's share of the win: 1/k for each of k players tied on top (of the game;
+        in round mode, of the totals after the round)."""
+        winners = ev["score"][b] == ev["score"][b].max() if mode == "round" else ev["winners"][b]
         return float(winners[s]) / max(int(winners.sum()), 1)
 
     def seat_fields(self, b: int, s: int) -> dict:
@@ -80,8 +81,8 @@ class SortskaegRecords:
     def end(self) -> None:
         del self.slot_exact, self.slot_rounds
 
-    def merge(self, part: "SortskaegRecords") -> None:
-        merge_records(self, part, ("calib", "by_size"))
+    def merge(self, part: "Records") -> None:
+        merge_counts(self, part, ("calib", "by_size"))
 
     def agent_metrics(self, spec: str, rows: list[dict], mode: str) -> dict:
         calib, by_size = self.calib[spec], self.by_size[spec]
@@ -102,3 +103,22 @@ class SortskaegRecords:
             "mean_rounds": _mean([r["rounds"] for r in rows]),
             "calibration": calib.tolist(),
         }
+
+    # ------------------------------------------------------------ what the report shows
+    #: the table's metric columns after the shared ones: (header, width, results key, format)
+    COLUMNS = [("exact", 7, "exact_rate", ".3f"), ("bid_err", 8, "bid_error", ".2f"), ("bias", 7, "bid_bias", "+.2f"),
+               ("score", 8, "mean_final_score", ".1f")]
+
+    @staticmethod
+    def table_notes(agents: dict) -> list[str]:
+        return ["exact bids by hand size 1..7: " + "; ".join(
+            f"{name[-16:]} " + " ".join("-" if a["exact_by_hand_size"][str(h)] is None else f"{a['exact_by_hand_size'][str(h)]:.2f}"
+                                        for h in range(1, SIZES))
+            for name, a in agents.items())]
+
+    @staticmethod
+    def success_plot(agents: dict) -> dict:
+        """Exact bids by hand size, per agent (and the calibration's row labels)."""
+        series = {a: {h: m["exact_by_hand_size"][str(h)] for h in range(1, SIZES)} for a, m in agents.items()}
+        return {"series": series, "xlabel": "hand size", "ylabel": "exact-bid rate", "file": "exact_by_hand_size",
+                "xticks": None, "bid_labels": [str(k) for k in range(SIZES)]}

@@ -1,0 +1,190 @@
+"""Sortskæg's game records: the fields of a record (the shared ones are in
+:mod:`redbeard_env.records`) and its exact replay on the reference engine::
+
+    {"format": "redbeard-record", "version": 1, "game": "sortskaeg",
+     "rules": {...every Rules field...}, "players": 4, "agents": [...], "seed": 7,
+     "start_scores": [0, 0, 0, 0],
+     "deals": [{"round": 0, "dealer": 2, "hands": [["R7", "Y10", ...], ...]}, ...],
+                                    # per seat as dealt; a deal starts every round but those a
+                                    # discard leads into (deal = carry)
+     "actions": [[3, "bid:2"], [0, "play:Y10"], [1, "discard:R2"], ...],   # seat, action name
+     "rounds": [{"round": 0, "dealer": 2, "hand_size": 7, "bids": [...], "tricks": [...],
+                 "points": [...], "scores": [...]}, ...],      # scores: totals after the round
+     "scores": [...final...], "winners": [1], "rounds_played": 13, "meta": {...free...}}
+
+A deal's hands are all the game needs of it: the cards not dealt lie aside unseen, and under
+``carry`` a later deal comes from the game's own cards, which the hands name.
+:class:`Recorder` follows a live reference-engine game (:mod:`redbeard_env.sortskaeg.game`)
+and builds its record; :func:`replay` plays a record and checks that it gives the identical
+game (same deals, rounds, scores and winners).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..common import is_int
+from ..records import FORMAT, VERSION, RecordedDealsOnly, check_cards, check_common, compare_replay, fail, rules_dict
+from . import game as G
+from .cards import NUM_CARDS, action_id, action_name, card_name, parse_card
+from .rules import Rules, deals_fresh
+
+KEYS = ("winners", "rounds_played")  # besides the shared ones
+
+__all__ = ["Recorder", "check_structure", "replay", "start_replay", "apply_recorded", "validate", "deck_of"]
+
+
+class Recorder:
+    """Records a reference-engine game as it is played. Create it right after
+    :func:`~redbeard_env.sortskaeg.game.new_game` (before any action) and apply every action
+    through :meth:`apply`; :meth:`record` gives the record once the game is over."""
+
+    def __init__(self, game: G.Game, agents: Sequence[str] | None = None, seed: int | None = None,
+                 meta: dict | None = None):
+        if game.round or game.game_over or any(b is not None for b in game.bids):
+            raise ValueError("a Recorder must be created right after new_game, before any action")
+        n = game.num_players
+        self.game = game
+        self.agents = [str(a) for a in agents] if agents is not None else [f"player_{s}" for s in range(n)]
+        if len(self.agents) != n:
+            raise ValueError(f"agents must name one agent per seat ({n}), got {len(self.agents)}")
+        self.seed = seed
+        self.meta = dict(meta or {})
+        self.start_scores = [int(s) for s in game.scores]
+        self.deals: list[dict] = []
+        self.actions: list[list] = []
+        self.rounds: list[dict] = []
+        self._note_deal()
+
+    def _note_deal(self) -> None:
+        g = self.game
+        self.deals.append({"round": int(g.round), "dealer": int(g.dealer),
+                           "hands": [[card_name(c) for c in sorted(h)] for h in g.hands]})
+
+    def apply(self, action: int) -> list[tuple]:
+        """Apply the acting seat's action (``ValueError`` and nothing recorded if it is
+        illegal) and return the game's events for it."""
+        g = self.game
+        seat, phase, round_before, dealer = g.to_act, g.phase, g.round, g.dealer
+        G.apply_action(g, action)
+        self.actions.append([int(seat), action_name(int(action), phase)])
+        for event in g.events:
+            if event[0] == "round_end":
+                _, number, size, bids, tricks, deltas = event
+                self.rounds.append({"round": int(number), "dealer": int(dealer), "hand_size": int(size),
+                                    "bids": [int(b) for b in bids], "tricks": [int(t) for t in tricks],
+                                    "points": [int(d) for d in deltas], "scores": [int(x) for x in g.scores]})
+        if g.round != round_before and not g.game_over and g.phase == "bid" and deals_fresh(g.rules, g.round):
+            self._note_deal()
+        return list(g.events)
+
+    def record(self) -> dict:
+        """The record of the finished game (``ValueError`` while it is still running)."""
+        g = self.game
+        if not g.game_over:
+            raise ValueError(f"the game is not over (phase {g.phase!r}); a record is made of a finished game")
+        return {
+            "format": FORMAT, "version": VERSION, "game": "sortskaeg",
+            "rules": rules_dict(g.rules), "players": g.num_players, "agents": list(self.agents),
+            "seed": self.seed, "start_scores": list(self.start_scores),
+            "deals": [dict(d) for d in self.deals], "actions": [list(a) for a in self.actions],
+            "rounds": [dict(r) for r in self.rounds], "scores": [int(s) for s in g.scores],
+            "winners": [int(w) for w in g.winners], "rounds_played": int(g.round), "meta": dict(self.meta),
+        }
+
+
+def deck_of(deal: dict, num_players: int) -> list[int]:
+    """A deck (top first) that deals a recorded deal's hands: the hands in dealing order
+    (clockwise from the dealer's left), then the cards nobody got."""
+    n, dealer = num_players, deal["dealer"]
+    deck: list[int] = []
+    for k in range(1, n + 1):
+        deck += sorted(parse_card(c) for c in deal["hands"][(dealer + k) % n])
+    dealt = set(deck)
+    return deck + [c for c in range(NUM_CARDS) if c not in dealt]
+
+
+def check_structure(record: Any) -> Rules:
+    """Check a record's fields and types (not yet the game itself); return its Rules."""
+    from . import GAME
+
+    rules = check_common(record, GAME, KEYS)
+    n = record["players"]
+    winners = record["winners"]
+    if not isinstance(winners, list) or not winners or not all(is_int(w) and 0 <= w < n for w in winners):
+        fail("winners", f"must be a non-empty list of seats 0..{n - 1}, got {winners!r:.60}")
+    if not is_int(record["rounds_played"]) or record["rounds_played"] < 0:
+        fail("rounds_played", f"must be an int >= 0, got {record['rounds_played']!r:.40}")
+    for i, deal in enumerate(record["deals"]):
+        where = f"deals[{i}]"
+        if not isinstance(deal, dict) or sorted(deal) != ["dealer", "hands", "round"]:
+            fail(where, "must be an object with round, dealer, hands")
+        if not is_int(deal["dealer"]) or not 0 <= deal["dealer"] < n:
+            fail(f"{where}.dealer", f"must be a seat 0..{n - 1}, got {deal['dealer']!r:.40}")
+        if not is_int(deal["round"]) or not 0 <= deal["round"] < rules.num_rounds:
+            fail(f"{where}.round", f"must be a round 0..{rules.num_rounds - 1}, got {deal['round']!r:.40}")
+        hands = deal["hands"]
+        if not isinstance(hands, list) or len(hands) != n:
+            fail(f"{where}.hands", f"must hold one list per seat ({n})")
+        size = rules.hand_sizes[deal["round"]]
+        cards: list[int] = []
+        for s, hand in enumerate(hands):
+            ids = check_cards(hand, f"{where}.hands[{s}]", parse_card)
+            if len(ids) != size:
+                fail(f"{where}.hands[{s}]", f"round {deal['round']} deals {size} cards, got {len(ids)}")
+            cards += ids
+        if len(set(cards)) != len(cards):
+            fail(where, "a card is dealt twice")
+    return rules
+
+
+def start_replay(record: dict) -> tuple[G.Game, Recorder]:
+    """A fresh reference game set up from a structurally checked record (no action yet),
+    with a Recorder following it. Deals come only from the record."""
+    rules = check_structure(record)
+    n = record["players"]
+    decks = [deck_of(d, n) for d in record["deals"]]
+    game = G.new_game(rules, n, RecordedDealsOnly(len(decks)), dealer=record["deals"][0]["dealer"],
+                      scores=record["start_scores"], decks=decks)
+    return game, Recorder(game, agents=record["agents"], seed=record["seed"], meta=record.get("meta"))
+
+
+def apply_recorded(recorder: Recorder, record: dict, index: int) -> None:
+    """Apply ``record["actions"][index]``, checking it is the acting seat's and legal."""
+    g = recorder.game
+    seat, name = record["actions"][index]
+    if g.game_over:
+        fail(f"actions[{index}]", f"{name!r} comes after the game ended")
+    if seat != g.to_act:
+        fail(f"actions[{index}]", f"seat {seat} plays {name!r} but seat {g.to_act} is to act (phase {g.phase!r})")
+    try:
+        action = action_id(name)
+        if (g.phase == "discard") != name.startswith("discard:"):
+            raise ValueError(f"{name!r} is not a {g.phase} action")
+        recorder.apply(action)
+    except ValueError as exc:
+        fail(f"actions[{index}]", str(exc))
+
+
+def replay(record: dict) -> G.Game:
+    """Play a record on the reference engine and check it is the identical game; return
+    the finished game. ``ValueError`` names the first field or action that disagrees."""
+    game, recorder = start_replay(record)
+    for i in range(len(record["actions"])):
+        apply_recorded(recorder, record, i)
+    if not game.game_over:
+        fail("actions", f"the game is not over after the {len(record['actions'])} recorded actions "
+                        f"(phase {game.phase!r}, seat {game.to_act} to act)")
+    again = recorder.record()
+    recorded = dict(record, deals=[dict(d, hands=[[card_name(c) for c in sorted(map(parse_card, h))] for h in d["hands"]])
+                                   for d in record["deals"]])
+    if len(again["deals"]) != len(record["deals"]):
+        fail("deals", f"the game used {len(again['deals'])} deal(s), the record lists {len(record['deals'])}")
+    compare_replay(again, recorded, ("deals", "rounds", "scores", "winners", "rounds_played"))
+    return game
+
+
+def validate(record: Any) -> dict:
+    """Check a record completely (fields, then an exact replay); return it."""
+    replay(record)
+    return record
