@@ -39,5 +39,5 @@ GAME = Game(
     start_score=lambda rules: rules.start_score,
     bots="agents.redbeard",
     metrics="redbeard_env.redbeard.metrics:Records",
-    views="redbeard_web.views_redbeard",
+    views="redbeard_env.redbeard.views",
 )

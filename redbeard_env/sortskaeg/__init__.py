@@ -38,5 +38,5 @@ GAME = Game(
     start_score=lambda rules: 0,
     bots="agents.sortskaeg",
     metrics="redbeard_env.sortskaeg.metrics:Records",
-    views="redbeard_web.views_sortskaeg",
+    views="redbeard_env.sortskaeg.views",
 )
