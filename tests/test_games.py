@@ -1,0 +1,224 @@
+"""The checks every registered game must pass, run over ``redbeard_env.registered_games()``
+(pgx's one api_test for every game is the model): a new game is tested by registering it.
+
+- the registry's contract (names, ``make``, the Game record's sizes and presets);
+- PettingZoo's ``api_test`` and ``seed_test`` on the AEC env at the ends of the game's
+  player range;
+- the batch engine (SPEC §3b): shapes, dtypes, an automatic reset, determinism;
+- the tournament engines: the batch engine and the reference engine play the same jobs
+  step for step (the same observation, mask and acting seat at every step, the same
+  events after every step) under every preset;
+- game records: recorded games survive JSON and replay to the identical game, and a
+  changed action is caught;
+- bots: every bot name of the game builds within it, plays only legal actions on its
+  batch engine, and a bot of another game is refused with one line naming that game.
+
+Deeper, game-specific checks (scripted scores, the parity harnesses that compare every
+observation block and round record with the AEC env) live in each game's own tests.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import redbeard_env
+from agents.registry import available_agents, game_bots, make_agent
+from redbeard_env import records
+from redbeard_env.engine import Job, make_engine
+from redbeard_env.registry import game_named, registered_games
+from redbeard_eval.deals import deal_sequences
+
+GAMES = registered_games()
+
+
+def player_counts(name: str) -> list[int]:
+    lo, hi = game_named(name).player_range
+    return sorted({lo, (lo + hi) // 2, hi})
+
+
+def short_rules(name: str, preset: str):
+    """The preset with short games where the game has a field for it (tests stay fast)."""
+    info = game_named(name)
+    rules = info.make_rules(preset)
+    fields = set(vars(rules))
+    if "max_rounds" in fields:
+        return info.make_rules(preset, max_rounds=6)
+    if "hand_sizes" in fields:
+        return info.make_rules(preset, hand_sizes=tuple(rules.hand_sizes[:4]))
+    return rules
+
+
+def test_registry_contract():
+    assert GAMES and len(set(GAMES)) == len(GAMES)
+    assert GAMES[0] == "redbeard"  # SPEC §3's env is the first game's
+    with pytest.raises(ValueError, match="game must be one of"):
+        game_named("chess")
+    with pytest.raises(ValueError, match="game must be one of"):
+        redbeard_env.make("chess")
+    presets = [p for g in GAMES for p in game_named(g).presets]
+    assert len(presets) == len(set(presets))  # a preset names one game
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_game_record_describes_its_parts(name):
+    info = game_named(name)
+    assert info.name == name and info.default_rules in info.presets
+    rules = info.make_rules()
+    assert isinstance(rules, info.rules_type) and redbeard_env.game_of_rules(rules) is info
+    env = redbeard_env.make(name, num_players=info.player_range[0])
+    env.reset(seed=0)
+    agent = env.agent_selection
+    obs = env.observe(agent)
+    assert obs["observation"].shape == (info.obs_size,) and obs["observation"].dtype == np.float32
+    assert obs["action_mask"].shape == (info.num_actions,) and obs["action_mask"].dtype == np.int8
+    legal = np.flatnonzero(obs["action_mask"])
+    assert len(legal) and all(info.action_id(info.action_name(int(a))) == a for a in legal)
+    with pytest.raises(ValueError):
+        info.make_rules("no_such_preset")
+    lo, hi = info.player_range
+    for bad in (lo - 1, hi + 1):
+        with pytest.raises(ValueError, match="num_players"):
+            redbeard_env.make(name, num_players=bad)
+
+
+@pytest.mark.parametrize("name,n", [(g, n) for g in GAMES for n in player_counts(g)])
+def test_pettingzoo_api_and_seed(name, n):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # player counts outside a sheet's own range warn
+        api_test(redbeard_env.make(name, num_players=n), num_cycles=300)
+        seed_test(lambda: redbeard_env.make(name, num_players=n), num_cycles=300)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_batch_engine_contract(name):
+    info = game_named(name)
+    n, B = info.player_range[0] + 1, 32
+    venv = info.vector_env(num_envs=B, num_players=n, rules=short_rules(name, info.default_rules), seed=3)
+    obs, mask, seat = venv.reset()
+    assert obs.shape == (B, info.obs_size) and obs.dtype == np.float32
+    assert mask.shape == (B, info.num_actions) and mask.dtype == np.int8 and mask.any(1).all()
+    assert seat.shape == (B,) and ((0 <= seat) & (seat < n)).all()
+    rng = np.random.default_rng(0)
+    trace, ended = [], 0
+    for _ in range(400):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        obs, mask, seat, rewards, terminated, truncated, info_ = venv.step(actions)
+        assert rewards.shape == (B, n) and rewards.dtype == np.float32
+        assert info_["score"].shape == (B, n) and len(info_["phase"]) == B
+        assert mask.any(1).all()  # a finished game is reset at once: every slot has a decision
+        ended += int((terminated | truncated).sum())
+        trace.append(actions)
+    assert ended > 0
+    again = info.vector_env(num_envs=B, num_players=n, rules=short_rules(name, info.default_rules), seed=3)
+    o2, m2, _ = again.reset()
+    for actions in trace[:50]:
+        o2, m2, *_ = again.step(actions)
+    venv2 = info.vector_env(num_envs=B, num_players=n, rules=short_rules(name, info.default_rules), seed=3)
+    o3, m3, _ = venv2.reset()
+    for actions in trace[:50]:
+        o3, m3, *_ = venv2.step(actions)
+    assert np.array_equal(o2, o3) and np.array_equal(m2, m3)  # same seed and actions: same games
+
+
+def _jobs(name: str, rules, n: int, count: int, seed: int) -> list[Job]:
+    info = game_named(name)
+    dealers, decks = deal_sequences(seed, np.arange(count), n, info.decks_per_game(rules), info.deck_size,
+                                    info.deck_parts)
+    return [Job(k, k, 0, tuple(range(n)), int(dealers[k]), decks[k]) for k in range(count)]
+
+
+def _play_both(name: str, rules, n: int, count: int, seed: int, record: bool = False):
+    """The same jobs and the same random legal actions on both tournament engines; returns
+    the reference engine (its recorders with ``record``)."""
+    vec = make_engine("vector", rules, n, seed)
+    ref = make_engine("reference", rules, n, seed, record=record)
+    jobs = _jobs(name, rules, n, count, seed)
+    vec.start(jobs)
+    ref.start(jobs)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    while ref.live.any():
+        (o1, m1, s1), (o2, m2, s2) = vec.observe(), ref.observe()
+        live = np.flatnonzero(ref.live)
+        assert np.array_equal(vec.live, ref.live), f"step {steps}: live slots differ"
+        assert np.array_equal(s1, s2), f"step {steps}: acting seats differ"
+        assert np.array_equal(m1[live], m2[live]), f"step {steps}: masks differ"
+        diff = np.argwhere(o1[live] != o2[live])
+        assert len(diff) == 0, f"step {steps}: observations differ at (slot, index) {diff[:5].tolist()}"
+        actions = np.zeros(count, np.int64)
+        for b in live:
+            actions[b] = rng.choice(np.flatnonzero(m2[b]))
+        e1, e2 = vec.step(actions), ref.step(actions)
+        assert set(e1) == set(e2)
+        done, scored = live[e2["done"][live]], live[e2["round_over"][live]]
+        # what an event means where it is defined (the engine docstring): the end's facts
+        # where a game ended, the round's where a round was scored
+        where = {"winner": done, "winners": done, "final_score": done, "rounds": done,
+                 **{k: scored for k in game_named(name).round_keys}}
+        for key in e1:
+            rows = where.get(key, live)
+            a, b = np.asarray(e1[key])[rows], np.asarray(e2[key])[rows]
+            assert np.array_equal(a, b), f"step {steps}: event {key!r} differs: {a.tolist()} vs {b.tolist()}"
+        steps += 1
+    return ref, steps
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name,preset", [(g, p) for g in GAMES for p in game_named(g).presets])
+def test_batch_engine_plays_as_the_reference_engine(name, preset):
+    for n in player_counts(name):
+        rules = short_rules(name, preset)
+        _, steps = _play_both(name, rules, n, count=12, seed=n)
+        assert steps > 20
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", GAMES)
+def test_records_replay_exactly(name, tmp_path):
+    info = game_named(name)
+    n = info.player_range[0] + 1
+    ref, _ = _play_both(name, short_rules(name, info.default_rules), n, count=10, seed=5, record=True)
+    games = [r.record() for r in ref.recorders]
+    path = tmp_path / "games.jsonl"
+    assert records.append_records(path, games) == 10
+    loaded = records.load_records(path)  # each replayed while loading
+    assert loaded == json.loads(json.dumps(games))
+    for record, g in zip(loaded, ref.games):
+        assert record.get("game", "redbeard") == name
+        assert records.replay(record).scores == g.scores
+    changed = json.loads(json.dumps(games[0]))
+    seat, action = changed["actions"][-1]
+    others = [a for a in range(info.num_actions) if info.action_name(a) != action]
+    changed["actions"][-1] = [seat, info.action_name(others[0])]
+    with pytest.raises(ValueError, match="bad record"):
+        records.validate(changed)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_bots_resolve_within_their_game(name):
+    info = game_named(name)
+    assert set(game_bots(name)) <= set(available_agents(name)) and "random" in available_agents(name)
+    n = info.player_range[0] + 1
+    venv = info.vector_env(num_envs=16, num_players=n, rules=short_rules(name, info.default_rules), seed=1)
+    obs, mask, _ = venv.reset()
+    for bot_name in game_bots(name):
+        try:
+            bot = make_agent(bot_name, game=name, seed=0)
+        except ValueError as exc:  # a bot that needs an argument says so
+            assert "required positional argument" in str(exc)
+            continue
+        assert bot.game == name
+        actions = bot.act_batch(obs, mask)
+        assert (mask[np.arange(len(mask)), actions] == 1).all(), bot_name
+    for other in GAMES:
+        if other == name:
+            continue
+        only_there = sorted(set(game_bots(other)) - set(game_bots(name)))
+        for bot_name in only_there:
+            with pytest.raises(ValueError, match=f"a bot of {other}, not of {name}"):
+                make_agent(bot_name, game=name)
