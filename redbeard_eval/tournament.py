@@ -408,7 +408,7 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     workers = _check_count("workers", workers)
-    n, unique, bots, rotations, seed, mode = tr.num_players, tr.unique, tr.bots, tr.rotations, tr.seed, tr.mode
+    n, unique, rotations, seed, mode = tr.num_players, tr.unique, tr.rotations, tr.seed, tr.mode
     jobs_total = tr.num_jobs
     bar = None
     if progress:

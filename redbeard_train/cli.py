@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import tyro
 
 from .config import Config, ConfigError, from_dict, load_config
 
-DESCRIPTION = """PPO self-play trainer for Rödskägg.
+DESCRIPTION = """PPO self-play trainer for every registered game (--game).
 
 --config NAME|PATH   configs/<NAME>.yaml or a YAML path: the defaults below (default: classic_4p)
 --resume RUN_DIR     continue a run; only --total-steps, --max-minutes and --stop-after may change"""
@@ -50,9 +51,13 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str | None]:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    """Parse, train, print the final tournament; bad input exits with status 2."""
+    """Parse, train, print the final tournament; bad input exits with status 2. The
+    process-wide settings (OpenMP threads, the allocator) are made here, not in the
+    library."""
     try:
         cfg, resume = parse_args(argv)
+        os.environ.setdefault("OMP_NUM_THREADS", str(cfg.torch_threads))  # before torch starts its pool
+        keep_freed_memory()
         from .loop import train
 
         out = train(cfg, resume)
@@ -67,3 +72,25 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"\nrun directory: {out['run_dir']} (policy.pt, checkpoint.pt)")
     print(f"TensorBoard logs: tensorboard --logdir {Path(out['run_dir']).parent}")
     return out
+
+
+def keep_freed_memory() -> bool:
+    """Let glibc's malloc keep freed memory for reuse instead of mapping fresh pages.
+
+    Every update allocates and frees the same large arrays (the rollout's observations are
+    ~30 MB, the minibatches and activations several MB). By default glibc maps blocks
+    above its threshold (at most 32 MB) afresh each time and trims the heap's free top,
+    and the page faults of touching that memory again cost ~10 % of training time on this
+    machine (benchmarks/train_throughput.py, measured with MALLOC_MMAP_THRESHOLD_). The
+    process then keeps its peak memory instead of returning it between updates. Returns
+    whether the setting took (False on other C libraries, where nothing changes)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_mmap_threshold, limit = -1, -3, 1 << 30
+    return bool(mallopt(m_mmap_threshold, limit)) and bool(mallopt(m_trim_threshold, limit))

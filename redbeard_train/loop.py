@@ -42,7 +42,6 @@ Exact resume
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,16 +73,11 @@ class Run:
     def ret_norm(self, x: np.ndarray) -> np.ndarray:
         return (x - self.ret_stats[0]) / np.sqrt(self.ret_stats[1] + 1e-8)
 
-    def ret_denorm(self, x: np.ndarray) -> np.ndarray:
-        return x * np.sqrt(self.ret_stats[1] + 1e-8) + self.ret_stats[0]
-
 
 # ====================================================================== the loop
 def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) -> dict:
     """Train (or, with ``resume``, continue) a run; returns its last statistics."""
     cfg = check_config(cfg)
-    os.environ.setdefault("OMP_NUM_THREADS", str(cfg.torch_threads))
-    keep_freed_memory()
     import torch
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -144,28 +138,6 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
     writer.close()
     results["wall_seconds"] = time.time() - start_time
     return results
-
-
-def keep_freed_memory() -> bool:
-    """Let glibc's malloc keep freed memory for reuse instead of mapping fresh pages.
-
-    Every update allocates and frees the same large arrays (the rollout's observations are
-    ~30 MB, the minibatches and activations several MB). By default glibc maps blocks
-    above its threshold (at most 32 MB) afresh each time and trims the heap's free top,
-    and the page faults of touching that memory again cost ~10 % of training time on this
-    machine (benchmarks/train_throughput.py, measured with MALLOC_MMAP_THRESHOLD_). The
-    process then keeps its peak memory instead of returning it between updates. Returns
-    whether the setting took (False on other C libraries, where nothing changes)."""
-    import ctypes
-    import ctypes.util
-
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
-    m_trim_threshold, m_mmap_threshold, limit = -1, -3, 1 << 30
-    return bool(mallopt(m_mmap_threshold, limit)) and bool(mallopt(m_trim_threshold, limit))
 
 
 # ====================================================================== start

@@ -56,7 +56,7 @@ from redbeard_env.redbeard.rules import MIN_PLAYERS, Rules
 
 from . import heuristic_kernels as HK
 from ..base import Agent
-from .decode import ObsBatch, decode_batch, encode_batch, rules_from_obs, rules_groups
+from .decode import decode_batch, rules_from_obs, rules_groups
 
 K = HK.K  # trick counts 0..7 in utility tables (7 only as padding)
 # the observation entries that tell the player count and the rules (adjacent blocks)
@@ -181,15 +181,6 @@ class HeuristicAgent(Agent):
     @staticmethod
     def _players_of(obs: np.ndarray) -> int:
         return MIN_PLAYERS + int(obs[0, OBS_SLICES["num_players"]].argmax()) if len(obs) else MIN_PLAYERS
-
-    def decide(self, view: ObsBatch, legal: np.ndarray, rules: Rules) -> np.ndarray:
-        """Actions for one rules group (decoded observations and bool masks)."""
-        return self.values(view, legal, rules).argmax(1)
-
-    def values(self, view: ObsBatch, legal: np.ndarray, rules: Rules) -> np.ndarray:
-        """Action values [B, 69] for one rules group (``-inf`` for illegal actions)."""
-        n = int(view.num_players[0]) if len(view) else 4
-        return self._kernel(encode_batch(view), np.ascontiguousarray(legal, dtype=bool).view(np.int8), rules, n)[0]
 
     def _kernel(self, obs: np.ndarray, mask: np.ndarray, rules: Rules, n: int, all_values: bool = True,
                 rows: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray]:

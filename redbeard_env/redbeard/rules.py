@@ -42,7 +42,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..common import is_int as _is_int, parse_literal, parse_overrides, replace_fields  # noqa: F401 (re-exported)
+from ..common import parse_literal, parse_overrides, replace_fields  # noqa: F401 (re-exported)
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 7
 HAND_SIZE = 6
