@@ -38,34 +38,26 @@ checkpoints live in ``agents/pretrained/<name>.pt``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import inspect
 import pickle
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from redbeard_env.registry import game_named, load_object
+from redbeard_env.registry import game_named, load_object, registered_games
 
 from .base import Agent
-from .registry import make_agent, resolve
+from .registry import make_agent, resolve, training_of
 
 FORMAT = "redbeard-ppo"
 VERSION = 3
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 PRIOR_CLIP = 10.0  # utility points below the best action where the prior stops caring
+DEFAULT_GAME = registered_games()[0]  # of calls and checkpoints that name no game
 _prior_bots: dict[tuple[str, str], Any] = {}
-
-
-@functools.cache
-def training_of(game: str) -> ModuleType:
-    """The game's training module (``EXTRA_SIZE``, ``PRIORS``, ``DESCRIPTION``, ``extra``,
-    ``identity``, ``round_gain``); ``ValueError`` for a game that is not registered."""
-    return load_object(load_object(game_named(game).bots).TRAINING)
 
 
 def feature_size(game: str) -> int:
@@ -90,7 +82,7 @@ def prior_agent(prior: str, game: str):
 
 
 def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str, values: np.ndarray | None = None,
-                game: str = "redbeard") -> np.ndarray:
+                game: str = DEFAULT_GAME) -> np.ndarray:
     """float32 [B, A]: the prior bot's action utilities relative to its best legal
     action, in [-1, 0]; exactly 0 only at the bot's choice (see the module docstring).
     ``values`` are the bot's ``action_values`` for these rows when the caller already has
@@ -109,7 +101,7 @@ def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str, values: np.ndarra
 
 
 def policy_features(obs: np.ndarray, mask: np.ndarray | None = None, prior: str = "",
-                    prior_values: np.ndarray | None = None, game: str = "redbeard") -> np.ndarray:
+                    prior_values: np.ndarray | None = None, game: str = DEFAULT_GAME) -> np.ndarray:
     """Observations [B, D] of ``game`` (and the action masks [B, A], needed with a prior)
     -> network input [B, feature_size(game)] (see the module docstring). ``prior_values``:
     the prior bot's ``action_values`` for these rows, if already computed."""
@@ -142,7 +134,7 @@ class PolicyNet(nn.Module):
     plus the learned prior scales when ``prior`` is set."""
 
     def __init__(self, obs_size: int | None = None, hidden: tuple[int, ...] = (256, 256),
-                 num_actions: int | None = None, prior: str = "", prior_scale: float = 2.0, game: str = "redbeard"):
+                 num_actions: int | None = None, prior: str = "", prior_scale: float = 2.0, game: str = DEFAULT_GAME):
         super().__init__()
         self.game = game_named(game).name
         obs_size = feature_size(game) if obs_size is None else obs_size
@@ -236,7 +228,7 @@ def prior_spec(prior: str, game: str) -> str:
     return f"{prior}:" + ",".join(items)
 
 
-def behaviour_identity(prior: str, game: str = "redbeard") -> dict[str, str]:
+def behaviour_identity(prior: str, game: str = DEFAULT_GAME) -> dict[str, str]:
     """What a policy's play depends on besides its weights, as this code has it: the prior
     bot's full spec and the game's feature identity (observation and feature layout, and
     any table its extra block reads)."""
@@ -310,7 +302,7 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
     if payload.get("version") != VERSION:
         raise ValueError(f"{path} has checkpoint version {payload.get('version')}, this code reads {VERSION} "
                          f"(version 2 files do not record the prior bot, table and layout they were trained with)")
-    game = payload.get("game", "redbeard")  # files from before Sortskæg are Rödskägg's
+    game = payload.get("game", DEFAULT_GAME)  # files from before the second game are the first's
     try:
         size, num_actions = feature_size(game), game_named(game).num_actions
     except ValueError as exc:
@@ -343,7 +335,7 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
     return net.to(device).eval(), payload
 
 
-def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str, game: str = "redbeard") -> PolicyNet:
+def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str, game: str = DEFAULT_GAME) -> PolicyNet:
     """A network with these weights, built without touching the global torch generator:
     its layers are made on the meta device (no random initialisation, which the weights
     would overwrite at once), then given memory. Drawing would make a resumed training run

@@ -128,6 +128,14 @@ def _aliases() -> dict[str, tuple[str, str]]:
     return out
 
 
+@functools.cache
+def training_of(game: str) -> Any:
+    """The game's training module (``agents/<game>/training.py``: what the trainer and its
+    policies need from the game: ``EXTRA_SIZE``, ``PRIORS``, ``DESCRIPTION``, ``extra``,
+    ``identity``, ``round_gain``, ``score_gain``); ``ValueError`` for an unknown game."""
+    return load_object(load_object(game_named(game).bots).TRAINING)
+
+
 def available_agents(game: str | None = None) -> list[str]:
     """The bot names a spec may use in ``game`` (None: the first registered game)."""
     game = registered_games()[0] if game is None else game

@@ -1,9 +1,11 @@
-"""Rödskägg as a single-agent gymnasium environment: one seat is yours, bots play the rest.
+"""Any registered game as a single-agent gymnasium environment: one seat is yours, bots
+play the rest.
 
 ```python
 import gymnasium, agents
 env = agents.single_agent_env(rules="classic", num_players=4, opponents="heuristic", seat="random")
-# or: env = gymnasium.make("redbeard/Classic-v0", opponents="heuristic")
+env = agents.single_agent_env(game="sortskaeg", num_players=4, opponents="pimc")
+# or: env = gymnasium.make("redbeard/Classic-v0", opponents="heuristic")   # <game>/<Preset>-v0
 obs, info = env.reset(seed=0)
 while True:
     action = policy(obs["observation"], env.action_masks())
@@ -14,7 +16,7 @@ while True:
 
 Opponents
     A spec string for every other seat (``"heuristic"``, ``"pimc:samples=16"``,
-    ``"ppo:classic_4p"``; built by ``agents.make_agent``, imported only then), a callable
+    ``"ppo:classic_4p"``; the game's bots, built by ``agents.make_agent``), a callable
     ``f(observation_dict) -> action``, an object with ``act(observation, action_mask)``, or
     a list of those, one per other seat in seat order. Bots with randomness are reseeded
     from the env's generator at every ``reset``.
@@ -24,22 +26,23 @@ Seat
     generator at every reset, so the agent plays every position.
 
 Spaces
-    ``action_space = Discrete(69)`` (ids in :mod:`redbeard_env.redbeard.cards`);
-    ``observation_space = Dict(observation=Box(-10, 10, (542,), float32),
-    action_mask=Box(0, 1, (69,), int8))`` — the AEC env's observation of your seat (its
-    blocks: :mod:`redbeard_env.redbeard.observation`). ``action_masks()`` returns the mask as bools
+    The game's AEC env's: ``action_space = Discrete(A)``, ``observation_space =
+    Dict(observation=Box(-10, 10, (D,), float32), action_mask=Box(0, 1, (A,), int8))`` —
+    the observation of your seat (Rödskägg: A = 69, D = 542; the blocks are documented in
+    each game's ``observation`` module). ``action_masks()`` returns the mask as bools
     (the convention of maskable-policy libraries such as sb3-contrib's MaskablePPO). At the
     end of an episode the observation is still defined and the mask is all zeros.
 
 Rewards
-    ``reward="win"`` (SPEC §3): +1 when your seat wins, −1/(n−1) when another seat wins or
-    when you are eliminated, 0 at truncation (``max_rounds``). ``reward="shaped"`` adds
-    ``shaping_coef`` × (|score| before − |score| after) / start_score whenever your score
-    changes (round scoring, penalties): getting closer to zero pays.
+    ``reward="win"``: the game's terminal reward for your seat (Rödskägg, SPEC §3: +1 when
+    your seat wins, −1/(n−1) when another seat wins or when you are eliminated, 0 at
+    truncation). ``reward="shaped"`` adds ``shaping_coef`` × the game's progress whenever
+    your score changes (its training module's ``score_gain``; Rödskägg: (|score| before −
+    |score| after) / start_score, getting closer to zero pays; Sortskæg: the points / 10).
 
 Episode
     Ends (``terminated``) when the game ends or your seat is eliminated; ``truncated`` at
-    ``max_rounds``.
+    a round limit.
 
 Illegal actions
     ``illegal_action="raise"`` (default): ``ValueError`` naming the legal actions, and
@@ -56,20 +59,18 @@ from typing import Any, Callable, Sequence
 import gymnasium
 import numpy as np
 
-from redbeard_env.redbeard.cards import action_name
-from redbeard_env.redbeard.env import raw_env
-from redbeard_env.redbeard.rules import Rules
+from redbeard_env.registry import game_named, registered_games
 
 REWARDS = ("win", "shaped")
 ILLEGAL = ("raise", "lose")
 
 
-def _as_player(opponent: Any) -> Any:
-    """A spec string -> a bot from the agent registry; anything else is used as it is."""
+def _as_player(opponent: Any, game: str) -> Any:
+    """A spec string -> the game's bot from the agent registry; anything else is used as it is."""
     if isinstance(opponent, str):
-        from agents.registry import make_agent  # bots sit above the engine: import on demand
+        from agents.registry import make_agent
 
-        return make_agent(opponent)
+        return make_agent(opponent, game=game)
     if not (callable(opponent) or hasattr(opponent, "act")):
         raise ValueError(f"an opponent is an agent spec string, a callable or an object with act(), got {opponent!r}")
     return opponent
@@ -80,11 +81,13 @@ class SingleAgentEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, rules: "str | Rules" = "classic", num_players: int = 4,
+    def __init__(self, rules: Any = None, num_players: int = 4,
                  opponents: "str | Callable | Sequence" = "heuristic", seat: "int | str" = 0,
                  reward: str = "win", shaping_coef: float = 0.5, illegal_action: str = "raise",
-                 render_mode: str | None = None, **overrides: Any):
-        self.aec = raw_env(num_players=num_players, rules=rules, render_mode=render_mode, **overrides)
+                 render_mode: str | None = None, game: str | None = None, **overrides: Any):
+        self.game = game_named(registered_games()[0] if game is None else game)
+        rules = self.game.default_rules if rules is None else rules
+        self.aec = self.game.raw_env(num_players=num_players, rules=rules, render_mode=render_mode, **overrides)
         n = self.num_players = self.aec.num_players
         if seat != "random" and not (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < n):
             raise ValueError(f"seat must be an int in 0..{n - 1} or 'random', got {seat!r}")
@@ -98,9 +101,9 @@ class SingleAgentEnv(gymnasium.Env):
         if isinstance(opponents, (list, tuple)):
             if len(opponents) != n - 1:
                 raise ValueError(f"opponents: one per other seat ({n - 1}), got {len(opponents)}")
-            self.opponents = [_as_player(o) for o in opponents]
+            self.opponents = [_as_player(o, self.game.name) for o in opponents]
         else:
-            self.opponents = [_as_player(opponents) for _ in range(n - 1)]
+            self.opponents = [_as_player(opponents, self.game.name) for _ in range(n - 1)]
         self.seat_rule, self.reward_mode, self.shaping_coef = seat, reward, float(shaping_coef)
         self.render_mode = render_mode
         self.action_space = self.aec.action_space("player_0")
@@ -131,7 +134,7 @@ class SingleAgentEnv(gymnasium.Env):
             if self.illegal_action == "lose":
                 self._done = True
                 return self._observe(), -1.0 / (self.num_players - 1), True, False, {**self._info(), "illegal_action": True}
-            legal = ", ".join(action_name(int(a)) for a in np.flatnonzero(mask))
+            legal = ", ".join(self.aec.action_name(int(a)) for a in np.flatnonzero(mask))
             raise ValueError(f"illegal action {action!r} for seat {self.seat}; legal now: {legal}")
         self.aec.step(int(action))
         reward, terminated, truncated = self._play_others()
@@ -153,7 +156,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _info(self) -> dict:
         g = self.aec.game
-        return {"seat": self.seat, "phase": g.phase, "score": list(map(int, g.scores)), "round": g.rounds_played}
+        return {"seat": self.seat, "phase": g.phase, "score": list(map(int, g.scores)),
+                "round": self.aec.infos.get(self.agent, {}).get("round")}
 
     def _play_others(self) -> tuple[float, bool, bool]:
         """Let the bots move until it is your turn or your episode ends; returns your
@@ -183,23 +187,29 @@ class SingleAgentEnv(gymnasium.Env):
         score = float(self.aec.game.scores[self.seat])
         if self.reward_mode != "shaped" or score == self._score:
             return 0.0
-        gain = (abs(self._score) - abs(score)) / abs(self.aec.rules.start_score)
+        from agents.registry import training_of
+
+        gain = training_of(self.game.name).score_gain(self._score, score, self.aec.rules)
         self._score = score
         return self.shaping_coef * gain
 
 
-def single_agent_env(rules: "str | Rules" = "classic", num_players: int = 4, opponents: Any = "heuristic",
-                     seat: "int | str" = 0, **kwargs: Any) -> SingleAgentEnv:
-    """A :class:`SingleAgentEnv` (see the module docstring)."""
-    return SingleAgentEnv(rules=rules, num_players=num_players, opponents=opponents, seat=seat, **kwargs)
+def single_agent_env(rules: Any = None, num_players: int = 4, opponents: Any = "heuristic",
+                     seat: "int | str" = 0, game: str | None = None, **kwargs: Any) -> SingleAgentEnv:
+    """A :class:`SingleAgentEnv` of ``game`` (None: the first registered game; ``rules``
+    None: its default preset); see the module docstring."""
+    return SingleAgentEnv(rules=rules, num_players=num_players, opponents=opponents, seat=seat, game=game, **kwargs)
 
 
-#: gymnasium ids: ``gymnasium.make("redbeard/Classic-v0", num_players=5, opponents="pimc")``
-GYM_IDS = {"Classic": "classic", "FemOpp": "fem_opp", "Raudskjegg": "raudskjegg", "Wikipedia": "wikipedia"}
+def gym_ids() -> dict[str, tuple[str, str]]:
+    """gymnasium ids of every game's presets: ``"<game>/<Preset>-v0"`` -> (game, preset),
+    e.g. ``gymnasium.make("redbeard/FemOpp-v0", num_players=5, opponents="pimc")``."""
+    return {f"{g}/{''.join(w.capitalize() for w in preset.split('_'))}-v0": (g, preset)
+            for g in registered_games() for preset in game_named(g).presets}
 
 
 def register_gymnasium_envs() -> None:
-    for name, preset in GYM_IDS.items():
-        env_id = f"redbeard/{name}-v0"
+    for env_id, (game, preset) in gym_ids().items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point="agents.single_agent:SingleAgentEnv", kwargs={"rules": preset})
+            gymnasium.register(env_id, entry_point="agents.single_agent:SingleAgentEnv",
+                               kwargs={"game": game, "rules": preset})

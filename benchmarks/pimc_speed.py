@@ -45,7 +45,8 @@ SEARCHED = ("bid", "ask", "join", "play")
 
 def record_positions(count: int, players: int, rules: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """``count`` (obs, mask) pairs of searched decisions from heuristic self-play."""
-    from agents import decode_batch, make_agent
+    from agents import make_agent
+    from agents.redbeard.decode import decode_batch
     from redbeard_env.redbeard.vector import PHASE_NAMES, VectorEnv
 
     bot = make_agent("heuristic")

@@ -12,25 +12,24 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from redbeard_env.redbeard.cards import NUM_CARDS
-
 __all__ = ["deal_sequence", "deal_sequences", "check_scores", "start_scores", "pooled_lineup", "distinct_rotations"]
 
 
-def deal_sequence(seed: int, deal: int, num_players: int, num_decks: int, deck_size: int = NUM_CARDS,
-                  parts: int = 2) -> tuple[int, np.ndarray]:
+def deal_sequence(seed: int, deal: int, num_players: int, num_decks: int, deck_size: int,
+                  parts: int) -> tuple[int, np.ndarray]:
     """The first dealer and ``num_decks`` decks [K, parts * deck_size] of deal sequence
-    ``deal``: they depend only on (seed, deal), never on how games are batched. Rödskägg
-    (the defaults): each row is the deck top first, then the order in which thrown-in cards
-    are reshuffled; Sortskæg (``deck_size=42, parts=1``): the deck alone."""
+    ``deal``: they depend only on (seed, deal), never on how games are batched. A row is
+    ``parts`` permutations of ``deck_size`` cards (the game's deck format, its ``Game``'s
+    ``deck_size`` and ``deck_parts``: Rödskägg's 52 cards then the order in which thrown-in
+    cards are reshuffled, Sortskæg's 42 cards alone)."""
     rng = np.random.default_rng([seed, deal, 7])
     dealer = int(rng.integers(num_players))
     decks = rng.permuted(np.tile(np.arange(deck_size, dtype=np.int8), (num_decks * parts, 1)), axis=1)
     return dealer, decks.reshape(num_decks, parts * deck_size)
 
 
-def deal_sequences(seed: int, deals: np.ndarray, num_players: int, num_decks: int, deck_size: int = NUM_CARDS,
-                   parts: int = 2) -> tuple[np.ndarray, np.ndarray]:
+def deal_sequences(seed: int, deals: np.ndarray, num_players: int, num_decks: int, deck_size: int,
+                   parts: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`deal_sequence` for several deals (each computed once)."""
     deals = np.asarray(deals)
     uniq, inverse = np.unique(deals, return_inverse=True)

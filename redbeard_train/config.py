@@ -21,7 +21,7 @@ import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
 from redbeard_env.registry import game_named, registered_games
-from redbeard_env.redbeard.rules import parse_overrides
+from redbeard_env.common import parse_overrides
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 #: fields a resumed run may change: its budget and where this invocation stops
@@ -101,7 +101,7 @@ class Config:
     """Name of the run (the config file's name by default); prefixes the run directory."""
     seed: Count = 1
     """Seeds the engines, the opponent pool and torch."""
-    game: GameName = "redbeard"
+    game: GameName = registered_games()[0]
     """The game: any registered one (redbeard = Rödskägg, sortskaeg); bot specs are that game's."""
     rules: str = "classic"
     """Rules preset of the game (Rödskägg: classic, fem_opp, raudskjegg or wikipedia; Sortskæg: sortskaeg)."""
@@ -339,18 +339,17 @@ def check_config(cfg: Config) -> Config:
             _fail("players", cfg.players, f"each player count must be in {lo}..{hi}")
     if len(set(cfg.players)) != len(cfg.players):
         _fail("players", cfg.players, "each player count at most once")
-    from agents.ppo import check_prior
+    from agents.registry import training_of  # the game's priors, without importing torch
 
-    try:
-        check_prior(cfg.prior, cfg.game)
-    except ValueError as exc:
-        _fail("prior", cfg.prior, str(exc))
+    priors = training_of(cfg.game).PRIORS
+    if cfg.prior not in priors:
+        _fail("prior", cfg.prior, f"unknown policy prior {cfg.prior!r} for {cfg.game}; allowed: {', '.join(map(repr, priors))}")
     for spec in cfg.opponents:
         check_opponent(spec, cfg.game)
     return cfg
 
 
-def check_opponent(spec: str, game: str = "redbeard") -> None:
+def check_opponent(spec: str, game: str) -> None:
     """An opponent spec must build (a ppo: spec loads its checkpoint, safely) and play the game."""
     from agents.registry import make_agent
 

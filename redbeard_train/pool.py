@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from redbeard_env.registry import game_named
+from redbeard_env.registry import game_named, registered_games
 
 from .config import Config
 
@@ -50,7 +50,7 @@ def from_plain(value: Any) -> Any:
     return map_leaves(value, lambda v: v.numpy().copy() if isinstance(v, torch.Tensor) else v)
 
 
-def engine_state(venv: Any, game: str = "redbeard") -> dict:
+def engine_state(venv: Any, game: str) -> dict:
     """A batch engine (either game's ``VectorEnv``) mid-game as plain data: how it was
     built, its arrays, its plain attributes and its generator. Tables derived from the
     rules are rebuilt on load."""
@@ -68,7 +68,7 @@ def engine_state(venv: Any, game: str = "redbeard") -> dict:
 
 def engine_from_state(state: dict) -> Any:
     """Rebuild an engine from :func:`engine_state`; it continues exactly."""
-    info = game_named(state.get("game", "redbeard"))  # states from before Sortskæg are Rödskägg's
+    info = game_named(state.get("game", registered_games()[0]))  # states from before the second game: the first's
     rules = info.make_rules(info.rules_type(), **state["rules"])
     venv = info.vector_env(state["num_envs"], state["num_players"], rules=rules,
                              auto_reset=state["scalars"].get("auto_reset", True))

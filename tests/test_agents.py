@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import redbeard_env
-from agents import Agent, decode, decode_batch, make_agent, parse_spec, register, rules_from_obs
+from agents import Agent, make_agent, parse_spec, register
+from agents.redbeard.decode import decode, decode_batch, rules_from_obs
 from agents.redbeard.decode import encode_batch, led_suit
 from agents.redbeard.heuristic import K, HeuristicAgent
 from agents.registry import SHARED_BOTS, game_bots

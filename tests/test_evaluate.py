@@ -33,9 +33,9 @@ def test_rotations_and_pooling():
 
 
 def test_deal_sequences_are_deterministic_and_distinct():
-    d1, k1 = deals.deal_sequence(5, 3, 4, 6)
-    d2, k2 = deals.deal_sequence(5, 3, 4, 6)
-    _, k3 = deals.deal_sequence(5, 4, 4, 6)
+    d1, k1 = deals.deal_sequence(5, 3, 4, 6, 52, 2)
+    d2, k2 = deals.deal_sequence(5, 3, 4, 6, 52, 2)
+    _, k3 = deals.deal_sequence(5, 4, 4, 6, 52, 2)
     assert d1 == d2 and np.array_equal(k1, k2) and not np.array_equal(k1, k3)
     assert k1.shape == (6, 104)
     assert all(sorted(row[:52]) == list(range(52)) and sorted(row[52:]) == list(range(52)) for row in k1)
@@ -48,7 +48,7 @@ def test_rotations_replay_identical_deals(engine):
     rules = make_rules("classic")
     jobs = []
     for rot in range(4):
-        dealer, decks = deals.deal_sequence(0, 7, 4, 16)
+        dealer, decks = deals.deal_sequence(0, 7, 4, 16, 52, 2)
         jobs.append(Job(rot, 7, rot, ((0, 1, 1, 1)[rot:] + (0, 1, 1, 1)[:rot]), dealer, decks))
     backend = ReferenceBatch(rules, 4, 0) if engine == "reference" else VectorBatch(rules, 4, 0)
     backend.start(jobs)
@@ -83,7 +83,7 @@ def test_make_engine_builds_both_engines_and_refuses_others():
 def test_release_stops_a_slot_and_its_seat_reads_minus_one():
     """Round mode releases a slot after its round: it must stop being live and observed."""
     rules = make_rules("classic")
-    jobs = [Job(i, i, 0, (0, 0, 0), *deals.deal_sequence(0, i, 3, 4)) for i in range(3)]
+    jobs = [Job(i, i, 0, (0, 0, 0), *deals.deal_sequence(0, i, 3, 4, 52, 2)) for i in range(3)]
     for engine in (make_engine("vector", rules, 3, 0), make_engine("reference", rules, 3, 0)):
         engine.start(jobs)
         engine.release(np.array([1]))

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import decode_batch, make_agent, rules_from_obs
+from agents import make_agent
+from agents.redbeard.decode import decode_batch, rules_from_obs
 from agents.redbeard import pimc as pimc_module
 from agents.redbeard.heuristic import HeuristicAgent
 from agents.redbeard.pimc import PimcAgent, hand_sizes, sample_owners, sampled_worlds, world_templates

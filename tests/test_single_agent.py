@@ -8,7 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import agents
-from agents.single_agent import GYM_IDS
+from agents.single_agent import gym_ids
 
 
 def play(env, seed, pick=None):
@@ -28,11 +28,28 @@ def play(env, seed, pick=None):
             return actions, rewards, info, terminated
 
 
-@pytest.mark.parametrize("preset", sorted(GYM_IDS.values()))
-def test_gymnasium_checker_passes(preset):
+@pytest.mark.parametrize("game,preset", sorted(gym_ids().values()))
+def test_gymnasium_checker_passes(game, preset):
     # the checker steps with actions sampled without the mask: illegal ones end the episode
-    env = agents.single_agent_env(rules=preset, num_players=4, opponents="random", seat="random", illegal_action="lose")
+    env = agents.single_agent_env(game=game, rules=preset, num_players=4, opponents="random", seat="random",
+                                  illegal_action="lose")
     check_env(env, skip_render_check=True)
+
+
+def test_every_game_has_its_ids_and_bots():
+    assert {"redbeard/Classic-v0", "redbeard/FemOpp-v0", "sortskaeg/Sortskaeg-v0"} <= set(gym_ids())
+    env = gymnasium.make("sortskaeg/Sortskaeg-v0", num_players=3, opponents="heuristic", reward="shaped")
+    assert env.unwrapped.opponents[0].game == "sortskaeg" and env.action_space.n == 50
+    obs, info = env.reset(seed=2)
+    total, done = 0.0, False
+    while not done:
+        legal = np.flatnonzero(env.unwrapped.action_masks())
+        obs, reward, terminated, truncated, info = env.step(int(legal[0]))
+        total += reward
+        done = terminated or truncated
+    assert info["round"] == 13 and np.isfinite(total)
+    with pytest.raises(ValueError, match="a bot of redbeard, not of sortskaeg"):
+        agents.single_agent_env(game="sortskaeg", opponents="joins:always")
 
 
 def test_registered_ids_make_the_env_with_the_preset():

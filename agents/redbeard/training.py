@@ -67,6 +67,12 @@ def identity() -> dict[str, str]:
             "obs_layout": _digest(f"{layout}|features:{size}:{EXTRA_SIZE}:{NUM_ACTIONS}")}
 
 
+def score_gain(before: float, after: float, rules) -> float:
+    """One seat's progress when its score changed from ``before`` to ``after``: the
+    distance to zero gained, / start_score."""
+    return (abs(before) - abs(after)) / abs(rules.start_score)
+
+
 def round_gain(info: dict, rounds: np.ndarray, prev_distance: np.ndarray, rules) -> np.ndarray:
     """float32 [len(rounds), n]: each seat's distance to zero gained in the rounds just
     scored (rows ``rounds`` of the batch engine's ``info``), / start_score;

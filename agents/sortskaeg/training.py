@@ -32,6 +32,11 @@ def identity() -> dict[str, str]:
     return {"obs_layout": hashlib.sha256(text.encode()).hexdigest()[:16]}
 
 
+def score_gain(before: float, after: float, rules) -> float:
+    """One seat's progress when its total changed from ``before`` to ``after``: the points / 10."""
+    return (after - before) / SHAPING_SCALE
+
+
 def round_gain(info: dict, rounds: np.ndarray, prev_distance: np.ndarray, rules) -> np.ndarray:
     """float32 [len(rounds), n]: each seat's points in the rounds just scored minus the
     others' mean, / 10 (``prev_distance`` is not needed: every round stands alone)."""
