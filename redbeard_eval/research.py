@@ -1,18 +1,19 @@
-"""Research on bid accuracy and following along: tournaments of the best bots under every
-rule sheet, written up as a Markdown report with plots (``docs/research.md``).
+"""Research on bid accuracy: tournaments of the best bots under every rule sheet of every
+registered game, written up as a Markdown report with plots (``docs/research.md``).
 
     python -m redbeard_eval.research --games 4000 --pimc-games 800 --workers 2 --out docs/research.md
 
-Per sheet (4 players) the strongest shipped bot for it (``ppo:<sheet>_4p`` where shipped,
-else the heuristic) plays duplicate games against three heuristic bots; under ``classic``
-the search bot ``pimc`` plays its own table too (``--pimc-games``, 0 = not). The report
-gives, per agent: win rate with CI, contract rate by bid level and by the declarer's score
-when it bid, bid calibration (bid vs tricks taken: a heat map per sheet), how often
-Rödskägg is called and made, and the join decisions by the score they were taken at, with
-the mean change of the joiner's score over the rest of the round after joining and after
-folding (lower is better: the game is won at 0), and round experiments in which the bot is
-forced to join or to fold (:mod:`agents.redbeard.join_policy`) from equal scores. Everything comes from the tournament
-metrics of :mod:`redbeard_eval.metrics`; re-running the command regenerates the file.
+Per game and sheet (4 players) the strongest shipped bot for it (``ppo:<sheet>_4p`` where a
+checkpoint of that game is shipped, else the game's heuristic) plays duplicate games
+against three heuristic bots; under each game's default sheet its search bot ``pimc`` plays
+its own table too (``--pimc-games``, 0 = not). The report gives, per game and agent: win
+rate with CI and the game's bid metrics (its metrics' columns: Rödskägg's contract rate,
+bid error and bias, joins; Sortskæg's exact-bid rate), the game's success rate (contracts
+made by bid level; exact bids by hand size), bid calibration (bid vs tricks taken: a heat
+map per table), then the game's own sections and round experiments (its metrics'
+``research_sections`` and ``research_experiments``: Rödskägg's contracts by the declarer's
+score, join decisions by score and the forced join/fold experiments, ``--join-games``).
+Everything comes from the tournaments' metrics; re-running the command regenerates the file.
 """
 
 from __future__ import annotations
@@ -25,178 +26,115 @@ import sys
 from pathlib import Path
 
 import agents
-from redbeard_env.redbeard.rules import PRESETS
+from redbeard_env.registry import game_named, load_object, registered_games
 
-from redbeard_env.redbeard.metrics import LEVEL_NAMES
 from .report import short_name
 from .tournament import run_tournament
 
-SHEETS = tuple(PRESETS)  # classic, fem_opp, raudskjegg, wikipedia
 PRETRAINED_DIR = Path(agents.__file__).resolve().parent / "pretrained"  # (agents.ppo would import torch)
 
 
-def best_bot(sheet: str) -> str:
-    """The strongest shipped bot for a sheet at 4 players: its PPO policy, else the heuristic."""
-    return f"ppo:{sheet}_4p" if (PRETRAINED_DIR / f"{sheet}_4p.pt").is_file() else "heuristic"
+def best_bot(sheet: str, game: str | None = None) -> str:
+    """The strongest shipped bot for a sheet at 4 players: its PPO policy if one of the
+    sheet's game is shipped (``<sheet>_4p``), else the game's heuristic."""
+    game = game or next(g for g in registered_games() if sheet in game_named(g).presets)
+    path = PRETRAINED_DIR / f"{sheet}_4p.pt"
+    if path.is_file():
+        from agents.ppo import read_payload
+
+        if read_payload(path).get("game", registered_games()[0]) == game:
+            return f"ppo:{sheet}_4p"
+    return "heuristic"
 
 
 def run_tables(games: int, pimc_games: int, seed: int, workers: int, runs_dir: Path, img_dir: Path) -> list[dict]:
-    """One tournament per sheet (and pimc's under classic), each written to ``runs_dir/<name>``
-    with its plots; the calibration heat map is copied to ``img_dir/<name>_calibration.png``.
-    Returns their results dicts."""
+    """One tournament per game and sheet (and pimc's under each game's default sheet), each
+    written to ``runs_dir/<name>`` with its plots; the calibration heat map is copied to
+    ``img_dir/<name>_calibration.png``. Returns their results dicts."""
     tables = []
-    for sheet in SHEETS:
-        lineups = [[best_bot(sheet), "heuristic", "heuristic", "heuristic"]]
-        if sheet == "classic" and pimc_games:
-            lineups.append(["pimc", "heuristic", "heuristic", "heuristic"])
-        for lineup in lineups:
-            n_games = pimc_games if lineup[0] == "pimc" else games
-            name = f"{sheet}_{short_name(lineup[0]).replace(':', '_')}"
-            print(f"{sheet}: {' '.join(lineup)}, {n_games} games", file=sys.stderr)
-            res = run_tournament(lineup, rules=sheet, players=4, games=n_games, seed=seed, progress=True,
-                                 workers=workers, out=runs_dir / name, plots=True)
-            img_dir.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(runs_dir / name / "calibration.png", img_dir / f"{name}_calibration.png")
-            res["sheet"], res["name"] = sheet, name
-            tables.append(res)
+    for game in registered_games():
+        info = game_named(game)
+        for sheet in info.presets:
+            lineups = [[best_bot(sheet, game)] + ["heuristic"] * 3]
+            if sheet == info.default_rules and pimc_games:
+                lineups.append(["pimc"] + ["heuristic"] * 3)
+            for lineup in lineups:
+                n_games = pimc_games if lineup[0] == "pimc" else games
+                name = f"{sheet}_{short_name(lineup[0]).replace(':', '_')}"
+                print(f"{sheet}: {' '.join(lineup)}, {n_games} games", file=sys.stderr)
+                res = run_tournament(lineup, game=game, rules=sheet, players=4, games=n_games, seed=seed, progress=True,
+                                     workers=workers, out=runs_dir / name, plots=True)
+                img_dir.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(runs_dir / name / "calibration.png", img_dir / f"{name}_calibration.png")
+                res["sheet"], res["name"], res["game"] = sheet, name, game
+                tables.append(res)
     return tables
 
 
-JOIN_SCORES = (1, 2, 3, 4, 6)  # every seat's score at the round's start in the join experiments
-
-
-def join_experiments(games: int, seed: int, workers: int) -> list[dict]:
-    """Round mode, every seat on the same score: the sheet's best bot as it is, always
-    joining and never joining (agents/join_policy.py), each on the same deals against
-    three heuristics. Rows: sheet, score, variant, win rate (rounds it ends on 0) with CI,
-    mean distance from 0 after the round, join rate."""
+def run_experiments(games: int, seed: int, workers: int) -> list[dict]:
+    """Each game's round experiments (its metrics' ``research_experiments``) per sheet,
+    ``games`` rounds each, on the same deals; rows carry the tested bot's results."""
     rows = []
-    for sheet in SHEETS:
-        best = best_bot(sheet)
-        # "free" is the bot unchanged under a name of its own (the heuristic would otherwise
-        # be pooled with its three heuristic opponents into one agent)
-        variants = {mode_label: f"joins:{mode},base={best}" for mode, mode_label in
-                    (("free", "as it plays"), ("always", "always joins"), ("never", "never joins"))}
-        for score in JOIN_SCORES:
-            for label, spec in variants.items():
-                print(f"joins {sheet} score {score}: {spec}", file=sys.stderr)
-                res = run_tournament([spec, "heuristic", "heuristic", "heuristic"], rules=sheet, players=4, games=games,
-                                     seed=seed, mode="round", scores=[score] * 4, progress=False, workers=workers, plots=False)
-                a = res["agents"][spec]
-                rows.append(dict(sheet=sheet, score=score, variant=label, spec=spec, win=a["win_rate"], ci=a["win_rate_ci"],
-                                 distance=a["final_distance"], join_rate=a["join_rate"], games=a["games"]))
+    for game in registered_games():
+        info = game_named(game)
+        metrics = load_object(info.metrics)
+        for sheet in info.presets:
+            for exp in metrics.research_experiments(sheet, best_bot(sheet, game)):
+                spec = exp["agents"][0]
+                print(f"{sheet} {exp['label']}: {' '.join(exp['agents'])}", file=sys.stderr)
+                res = run_tournament(exp["agents"], game=game, rules=sheet, players=len(exp["agents"]), games=games,
+                                     seed=seed, mode=exp.get("mode", "game"), scores=exp.get("scores"),
+                                     progress=False, workers=workers, plots=False)
+                rows.append(dict(exp, game=game, sheet=sheet, spec=spec, agent=res["agents"][spec]))
     return rows
 
 
-def _rate(made: int, tried: int) -> str:
-    return f"{made / tried:.2f} ({tried})" if tried else "–"
-
-
-def _fmt(x, spec: str = ".2f") -> str:
+def _fmt(x, spec: str) -> str:
     return "–" if x is None else format(x, spec)
 
 
-def write_report(tables: list[dict], out: Path, command: str, joins: list[dict] | None = None) -> None:
-    img_rel = lambda res, png: f"img/research/{res['name']}_{png}"  # noqa: E731
-    lines = [
-        "# Bid accuracy and following along",
-        "",
-        f"Generated by `{command}` on {datetime.date.today()} (commit {_commit()}); do not edit by hand.",
-        "Each table: 4 players, the named bot against three `heuristic` bots in duplicate games "
-        "(each deal in every seating), the sheet's rules.",
-        "",
-        "## Who makes their contracts",
-        "",
-        "| sheet | agent | games | win rate [95 % CI] | contracts | contract rate | bid error | bias | "
-        "Rödskägg called / made | join rate | join success |",
-        "|---|---|---:|---|---:|---:|---:|---:|---|---:|---:|",
-    ]
+def game_section(game: str, tables: list[dict], experiments: list[dict]) -> list[str]:
+    """One game's part of the report: the table of win rates and bid metrics, the success
+    rate, the calibration heat maps and the game's own sections."""
+    info = game_named(game)
+    metrics = load_object(info.metrics)
+    columns = metrics.COLUMNS
+    lines = [f"## {info.title}", "",
+             "Each table: 4 players, the named bot against three `heuristic` bots in duplicate games "
+             "(each deal in every seating), the sheet's rules.", "",
+             "| sheet | agent | games | win rate [95 % CI] | " + " | ".join(title for title, *_ in columns) + " |",
+             "|---|---|---:|---|" + "---:|" * len(columns)]
     for res in tables:
         for spec, a in res["agents"].items():
-            rb = a["contracts_by_bid"]["R"], a["made_by_bid"]["R"]
-            lines.append(
-                f"| {res['sheet']} | `{short_name(spec)}` | {a['games']} | {a['win_rate']:.3f} "
-                f"[{a['win_rate_ci'][0]:.3f}, {a['win_rate_ci'][1]:.3f}] | {a['contracts']} | {_fmt(a['contract_rate'])} | "
-                f"{_fmt(a['bid_error'])} | {_fmt(a['bid_bias'], '+.2f')} | {rb[0]} / {rb[1]} | {_fmt(a['join_rate'])} | "
-                f"{_fmt(a['join_success'])} |")
-    lines += ["", "Bid error: mean |tricks − bid| of declarers (Rödskägg counts as 6); bias: mean tricks − bid "
-              "(positive: the declarer took more than it bid).", "",
-              "## Contract rate by bid level", "",
-              "Rate made (contracts) per bid level; R = Rödskägg.", "",
-              "| sheet | agent | " + " | ".join(LEVEL_NAMES) + " |",
-              "|---|---|" + "---:|" * len(LEVEL_NAMES)]
+            cells = [_fmt(a.get(key), fmt) for _, _, key, fmt in columns]
+            lines.append(f"| {res['sheet']} | `{short_name(spec)}` | {a['games']} | {a['win_rate']:.3f} "
+                         f"[{a['win_rate_ci'][0]:.3f}, {a['win_rate_ci'][1]:.3f}] | " + " | ".join(cells) + " |")
+    plot = metrics.success_plot(tables[0]["agents"])
+    xs = list(next(iter(plot["series"].values())))
+    labels = plot["xticks"] or [str(x) for x in xs]
+    lines += ["", f"### {plot['ylabel'].capitalize()} by {plot['xlabel']}", "",
+              "| sheet | agent | " + " | ".join(map(str, labels)) + " |", "|---|---|" + "---:|" * len(xs)]
     for res in tables:
-        for spec, a in res["agents"].items():
-            cells = [_rate(a["made_by_bid"][k], a["contracts_by_bid"][k]) for k in LEVEL_NAMES]
-            lines.append(f"| {res['sheet']} | `{short_name(spec)}` | " + " | ".join(cells) + " |")
-    lines += ["", "## Contract rate by the declarer's score when it bid", "",
-              "Rate made (contracts) by the declarer's own score at its bid (0: 0 or below; 20: 20 or above). "
-              "A bid above one's score under `bid_over_score = penalty` costs +5 at once.", ""]
-    buckets = sorted({int(k) for res in tables for a in res["agents"].values() for k in a["contracts_by_score"]})
-    lines += ["| sheet | agent | " + " | ".join(map(str, buckets)) + " |", "|---|---|" + "---:|" * len(buckets)]
-    for res in tables:
-        for spec, a in res["agents"].items():
-            by = a["contracts_by_score"]
-            cells = [_rate(by[str(k)][1], by[str(k)][0]) if str(k) in by else "–" for k in buckets]
-            lines.append(f"| {res['sheet']} | `{short_name(spec)}` | " + " | ".join(cells) + " |")
-    lines += ["", "## Bid calibration", "",
-              "Bid (rows) against tricks taken (columns) by declarers, each row normalised; the dotted line is "
-              "bid = tricks.", ""]
+        series = metrics.success_plot(res["agents"])["series"]
+        for spec, by in series.items():
+            lines.append(f"| {res['sheet']} | `{short_name(spec)}` | " + " | ".join(_fmt(by[x], ".2f") for x in xs) + " |")
+    lines += ["", "### Bid calibration", "",
+              "Bid (rows) against tricks taken (columns), each row normalised; the dotted line is bid = tricks.", ""]
     for res in tables:
         lines.append(f"**{res['sheet']}** (`{' '.join(short_name(s) for s in res['agents'])}`)  ")
-        lines.append(f"![{res['name']} calibration]({img_rel(res, 'calibration.png')})")
+        lines.append(f"![{res['name']} calibration](img/research/{res['name']}_calibration.png)")
         lines.append("")
-    lines += ["## Following along (följa med)", "",
-              "Join decisions by the player's score when asked: decisions, the share that joined, the share of "
-              "joins that took a trick afterwards, and the mean change of the player's score over the rest of "
-              "the round after joining and after folding (negative = towards the win at 0). Observational: "
-              "a bot joins where it expects to gain, so the columns compare its choices, not random ones.", ""]
-    for res in tables:
-        for spec, a in res["agents"].items():
-            rows = a["joins_by_score"]
-            if not rows:
-                continue
-            lines += [f"**{res['sheet']}, `{short_name(spec)}`** ({a['join_decisions']} decisions)", "",
-                      "| score | decisions | joined | took a trick | change after joining | change after folding |",
-                      "|---:|---:|---:|---:|---:|---:|"]
-            for k in sorted(rows, key=int):
-                r = rows[k]
-                took = f"{r['took_a_trick'] / r['joins']:.2f}" if r["joins"] else "–"
-                lines.append(f"| {k} | {r['decisions']} | {r['joins'] / r['decisions']:.2f} | {took} | "
-                             f"{_fmt(r['change_joined'], '+.2f')} | {_fmt(r['change_folded'], '+.2f')} |")
-            lines.append("")
-    if joins:
-        lines += _join_section(joins)
+    return lines + metrics.research_sections(tables, experiments)
+
+
+def write_report(tables: list[dict], out: Path, command: str, experiments: list[dict] | None = None) -> None:
+    lines = ["# Bid accuracy", "",
+             f"Generated by `{command}` on {datetime.date.today()} (commit {_commit()}); do not edit by hand.", ""]
+    for game in registered_games():
+        mine = [t for t in tables if t["game"] == game]
+        if mine:
+            lines += game_section(game, mine, [e for e in experiments or [] if e["game"] == game])
     out.write_text("\n".join(lines) + "\n")
-
-
-def _join_section(rows: list[dict]) -> list[str]:
-    games = rows[0]["games"]
-    lines = ["## Does following along pay? Round experiments", "",
-             f"Single rounds ({games} per cell, the same deals in every cell of a sheet and score) with every seat "
-             "on the same score; the sheet's best bot as it plays, forced to join whenever it may, and forced to "
-             "fold whenever it may (`joins:always,base=…`, `joins:never,base=…`), against three heuristics. "
-             "Win: the round ends with the bot on 0 (the game won); distance: its mean |score| after the round. "
-             "Where always-join beats never-join, joining pays at that score; the bot's own choice should match "
-             "the better one.", "",
-             "| sheet | score | variant | win [95 % CI] | distance | join rate |", "|---|---:|---|---|---:|---:|"]
-    for r in rows:
-        lines.append(f"| {r['sheet']} | {r['score']} | {r['variant']} (`{short_name(r['spec'], 40)}`) | {r['win']:.3f} "
-                     f"[{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | {_fmt(r['distance'])} | {_fmt(r['join_rate'])} |")
-    # per sheet and score: which forced policy did better, and what the bot chose
-    lines += ["", "| sheet | score | better forced choice (win) | the bot's join rate |", "|---|---:|---|---:|"]
-    for sheet in dict.fromkeys(r["sheet"] for r in rows):
-        for score in dict.fromkeys(r["score"] for r in rows if r["sheet"] == sheet):
-            cell = {r["variant"]: r for r in rows if r["sheet"] == sheet and r["score"] == score}
-            always, never = cell["always joins"], cell["never joins"]
-            if always["ci"][0] > never["ci"][1]:
-                verdict = f"join ({always['win']:.3f} vs {never['win']:.3f})"
-            elif never["ci"][0] > always["ci"][1]:
-                verdict = f"fold ({never['win']:.3f} vs {always['win']:.3f})"
-            else:
-                verdict = f"no clear difference ({always['win']:.3f} vs {never['win']:.3f})"
-            lines.append(f"| {sheet} | {score} | {verdict} | {_fmt(cell['as it plays']['join_rate'])} |")
-    return lines + [""]
 
 
 def _commit() -> str:
@@ -210,8 +148,9 @@ def _commit() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4000, help="duplicate games per sheet")
-    parser.add_argument("--pimc-games", type=int, default=800, help="games of pimc's table under classic (0 = none)")
-    parser.add_argument("--join-games", type=int, default=2000, help="rounds per cell of the join experiments (0 = none)")
+    parser.add_argument("--pimc-games", type=int, default=800, help="games of pimc's table per game (0 = none)")
+    parser.add_argument("--join-games", type=int, default=2000,
+                        help="rounds per cell of the games' round experiments (Rödskägg's join experiments; 0 = none)")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=1, help="local worker processes per tournament")
     parser.add_argument("--out", default="docs/research.md")
@@ -220,11 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1 or args.pimc_games < 0 or args.join_games < 0 or args.seed < 0 or args.workers < 1:
         parser.error("--games and --workers must be >= 1, --pimc-games, --join-games and --seed >= 0")
     out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     img_dir = out.parent / "img" / "research"
     tables = run_tables(args.games, args.pimc_games, args.seed, args.workers, Path(args.runs_dir), img_dir)
     command = "python -m redbeard_eval.research " + " ".join(argv if argv is not None else sys.argv[1:])
-    joins = join_experiments(args.join_games, args.seed, args.workers) if args.join_games else None
-    write_report(tables, out, command.strip(), joins)
+    experiments = run_experiments(args.join_games, args.seed, args.workers) if args.join_games else None
+    write_report(tables, out, command.strip(), experiments)
     print(f"wrote {out} and {img_dir}/", file=sys.stderr)
     return 0
 

@@ -364,22 +364,28 @@ def test_join_decisions_are_counted_by_the_score_they_were_taken_at():
     assert any(r["change_joined"] is not None and r["change_joined"] > 0 for r in random.values())
 
 
-def test_the_research_report_covers_every_sheet(tmp_path):
+def test_the_research_report_covers_every_sheet_of_every_game(tmp_path):
+    from redbeard_env.redbeard.metrics import JOIN_SCORES
+    from redbeard_env.registry import game_named, registered_games
     from redbeard_eval import research
 
     out = tmp_path / "docs" / "research.md"
     assert research.main(["--games", "8", "--pimc-games", "4", "--join-games", "8", "--seed", "3", "--out", str(out),
                           "--runs-dir", str(tmp_path / "runs")]) == 0
     text = out.read_text()
-    for sheet in ("classic", "fem_opp", "raudskjegg", "wikipedia"):
-        best = research.best_bot(sheet)
+    sheets = [(g, s) for g in registered_games() for s in game_named(g).presets]
+    for game, sheet in sheets:
+        best = research.best_bot(sheet, game)
         assert f"| {sheet} | `{best}` | {8 if best != 'heuristic' else 32} |" in text  # a pooled bot counts every seat
         assert f"**{sheet}** (" in text
-    assert "| classic | `pimc` | 4 |" in text
-    assert "## Following along" in text and "--games 8" in text
-    assert text.count("| always joins (`joins:always,base=") == 4 * len(research.JOIN_SCORES)
+    assert research.best_bot("sortskaeg") == "ppo:sortskaeg_4p" and research.best_bot("classic") == "ppo:classic_4p"
+    for game in registered_games():
+        assert f"## {game_named(game).title}" in text
+        assert f"| {game_named(game).default_rules} | `pimc` | 4 |" in text
+    assert "### Following along" in text and "--games 8" in text and "Exact bids by hand size" in text
+    assert text.count("| always joins (`joins:always,base=") == 4 * len(JOIN_SCORES)
     pngs = sorted(p.relative_to(tmp_path / "docs").as_posix() for p in (tmp_path / "docs" / "img").rglob("*.png"))
-    assert len(pngs) == 5 and all(f"]({p})" in text for p in pngs)  # every table's heat map, linked
+    assert len(pngs) == len(sheets) + len(registered_games()) and all(f"]({p})" in text for p in pngs)
     assert (tmp_path / "runs" / "classic_pimc" / "games.csv").is_file()  # the bulk stays out of docs/
 
 

@@ -189,3 +189,117 @@ class Records:
                       for k, name in enumerate(LEVEL_NAMES)} for a, m in agents.items()}
         return {"series": series, "xlabel": "bid", "ylabel": "contract rate", "file": "contract_by_bid",
                 "xticks": LEVEL_NAMES, "bid_labels": LEVEL_NAMES}
+
+
+    # ------------------------------------------------------------ the research report (redbeard_eval.research)
+    @staticmethod
+    def research_experiments(sheet: str, best: str) -> list[dict]:
+        """Round experiments for the report: the sheet's best bot as it plays, forced to
+        join whenever it may and forced to fold (:mod:`agents.redbeard.join_policy`), from
+        every seat on the same score, against three heuristics."""
+        # "free" is the bot unchanged under a name of its own (the heuristic would otherwise
+        # be pooled with its three heuristic opponents into one agent)
+        variants = (("free", "as it plays"), ("always", "always joins"), ("never", "never joins"))
+        return [dict(label=label, score=score, agents=[f"joins:{mode},base={best}"] + ["heuristic"] * 3,
+                     mode="round", scores=[score] * 4)
+                for score in JOIN_SCORES for mode, label in variants]
+
+    @staticmethod
+    def research_sections(tables: list[dict], experiments: list[dict]) -> list[str]:
+        """Rödskägg's sections of the report: Rödskägg calls, contracts by the declarer's
+        score, join decisions by score, and the join experiments."""
+        lines = ["Rödskägg called / made, join rate and join success per agent:", "",
+                 "| sheet | agent | Rödskägg called / made | join rate | join success |", "|---|---|---|---:|---:|"]
+        for res in tables:
+            for spec, a in res["agents"].items():
+                lines.append(f"| {res['sheet']} | `{_short(spec)}` | {a['contracts_by_bid']['R']} / {a['made_by_bid']['R']} | "
+                             f"{_fmt(a['join_rate'])} | {_fmt(a['join_success'])} |")
+        return lines + [""] + _by_score_section(tables) + _joins_by_score_section(tables) + _join_experiments_section(experiments)
+
+
+# ---------------------------------------------------------------- the report's Rödskägg sections
+JOIN_SCORES = (1, 2, 3, 4, 6)  # every seat's score at the round's start in the join experiments
+
+
+def _short(spec: str, width: int = 24) -> str:
+    return spec if len(spec) <= width else "…" + spec[-(width - 1):]
+
+
+def _fmt(x, spec: str = ".2f") -> str:
+    return "–" if x is None else format(x, spec)
+
+
+def _rate(made: int, tried: int) -> str:
+    return f"{made / tried:.2f} ({tried})" if tried else "–"
+
+
+def _by_score_section(tables: list[dict]) -> list[str]:
+    lines = ["### Contract rate by the declarer's score when it bid", "",
+             "Rate made (contracts) by the declarer's own score at its bid (0: 0 or below; 20: 20 or above). "
+             "A bid above one's score under `bid_over_score = penalty` costs +5 at once.", ""]
+    buckets = sorted({int(k) for res in tables for a in res["agents"].values() for k in a["contracts_by_score"]})
+    lines += ["| sheet | agent | " + " | ".join(map(str, buckets)) + " |", "|---|---|" + "---:|" * len(buckets)]
+    for res in tables:
+        for spec, a in res["agents"].items():
+            by = a["contracts_by_score"]
+            cells = [_rate(by[str(k)][1], by[str(k)][0]) if str(k) in by else "–" for k in buckets]
+            lines.append(f"| {res['sheet']} | `{_short(spec)}` | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def _joins_by_score_section(tables: list[dict]) -> list[str]:
+    lines = ["### Following along (följa med)", "",
+             "Join decisions by the player's score when asked: decisions, the share that joined, the share of "
+             "joins that took a trick afterwards, and the mean change of the player's score over the rest of "
+             "the round after joining and after folding (negative = towards the win at 0). Observational: "
+             "a bot joins where it expects to gain, so the columns compare its choices, not random ones.", ""]
+    for res in tables:
+        for spec, a in res["agents"].items():
+            rows = a["joins_by_score"]
+            if not rows:
+                continue
+            lines += [f"**{res['sheet']}, `{_short(spec)}`** ({a['join_decisions']} decisions)", "",
+                      "| score | decisions | joined | took a trick | change after joining | change after folding |",
+                      "|---:|---:|---:|---:|---:|---:|"]
+            for k in sorted(rows, key=int):
+                r = rows[k]
+                took = f"{r['took_a_trick'] / r['joins']:.2f}" if r["joins"] else "–"
+                lines.append(f"| {k} | {r['decisions']} | {r['joins'] / r['decisions']:.2f} | {took} | "
+                             f"{_fmt(r['change_joined'], '+.2f')} | {_fmt(r['change_folded'], '+.2f')} |")
+            lines.append("")
+    return lines
+
+
+def _join_experiments_section(experiments: list[dict]) -> list[str]:
+    """The experiments' results: each has its ``sheet``, ``score``, ``label`` and the tested
+    bot's (its first agent's) results ``agent``."""
+    if not experiments:
+        return []
+    games = experiments[0]["agent"]["games"]
+    lines = ["### Does following along pay? Round experiments", "",
+             f"Single rounds ({games} per cell, the same deals in every cell of a sheet and score) with every seat "
+             "on the same score; the sheet's best bot as it plays, forced to join whenever it may, and forced to "
+             "fold whenever it may (`joins:always,base=…`, `joins:never,base=…`), against three heuristics. "
+             "Win: the round ends with the bot on 0 (the game won); distance: its mean |score| after the round. "
+             "Where always-join beats never-join, joining pays at that score; the bot's own choice should match "
+             "the better one.", "",
+             "| sheet | score | variant | win [95 % CI] | distance | join rate |", "|---|---:|---|---|---:|---:|"]
+    for r in experiments:
+        a = r["agent"]
+        lines.append(f"| {r['sheet']} | {r['score']} | {r['label']} (`{_short(r['spec'], 40)}`) | {a['win_rate']:.3f} "
+                     f"[{a['win_rate_ci'][0]:.3f}, {a['win_rate_ci'][1]:.3f}] | {_fmt(a['final_distance'])} | "
+                     f"{_fmt(a['join_rate'])} |")
+    # per sheet and score: which forced policy did better, and what the bot chose
+    lines += ["", "| sheet | score | better forced choice (win) | the bot's join rate |", "|---|---:|---|---:|"]
+    for sheet in dict.fromkeys(r["sheet"] for r in experiments):
+        for score in dict.fromkeys(r["score"] for r in experiments if r["sheet"] == sheet):
+            cell = {r["label"]: r["agent"] for r in experiments if r["sheet"] == sheet and r["score"] == score}
+            always, never = cell["always joins"], cell["never joins"]
+            if always["win_rate_ci"][0] > never["win_rate_ci"][1]:
+                verdict = f"join ({always['win_rate']:.3f} vs {never['win_rate']:.3f})"
+            elif never["win_rate_ci"][0] > always["win_rate_ci"][1]:
+                verdict = f"fold ({never['win_rate']:.3f} vs {always['win_rate']:.3f})"
+            else:
+                verdict = f"no clear difference ({always['win_rate']:.3f} vs {never['win_rate']:.3f})"
+            lines.append(f"| {sheet} | {score} | {verdict} | {_fmt(cell['as it plays']['join_rate'])} |")
+    return lines + [""]

@@ -122,3 +122,22 @@ class Records:
         series = {a: {h: m["exact_by_hand_size"][str(h)] for h in range(1, SIZES)} for a, m in agents.items()}
         return {"series": series, "xlabel": "hand size", "ylabel": "exact-bid rate", "file": "exact_by_hand_size",
                 "xticks": None, "bid_labels": [str(k) for k in range(SIZES)]}
+
+    # ------------------------------------------------------------ the research report (redbeard_eval.research)
+    @staticmethod
+    def research_experiments(sheet: str, best: str) -> list[dict]:
+        return []
+
+    @staticmethod
+    def research_sections(tables: list[dict], experiments: list[dict]) -> list[str]:
+        """Sortskæg's section: exact bids by hand size, per agent, with the rounds behind them."""
+        lines = ["Exact bids by hand size (rounds):", "",
+                 "| sheet | agent | " + " | ".join(str(h) for h in range(1, SIZES)) + " | mean bid |",
+                 "|---|---|" + "---:|" * SIZES]
+        for res in tables:
+            for spec, a in res["agents"].items():
+                cells = ["–" if a["exact_by_hand_size"][str(h)] is None else
+                         f"{a['exact_by_hand_size'][str(h)]:.2f} ({a['rounds_by_hand_size'][str(h)]})" for h in range(1, SIZES)]
+                mean_bid = "–" if a["mean_bid"] is None else f"{a['mean_bid']:.2f}"
+                lines.append(f"| {res['sheet']} | `{spec}` | " + " | ".join(cells) + f" | {mean_bid} |")
+        return lines + [""]
