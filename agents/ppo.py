@@ -47,7 +47,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from redbeard_env.registry import game_named, load_object, registered_games
+from redbeard_env.registry import game_named, registered_games
 
 from .base import Agent
 from .registry import make_agent, resolve, training_of
