@@ -69,9 +69,54 @@ def main(argv: list[str] | None = None) -> dict:
 
         print("\nfinal tournament of the trained policy against heuristic bots:")
         print(format_table(out["eval"]))
+        shipped = compare_with_shipped(cfg, out["eval"])
+        if shipped:
+            print(shipped)
+    curve = write_learning_curve(Path(out["run_dir"]))
     print(f"\nrun directory: {out['run_dir']} (policy.pt, checkpoint.pt)")
+    if curve:
+        print(f"learning curve: {curve}")
     print(f"TensorBoard logs: tensorboard --logdir {Path(out['run_dir']).parent}")
     return out
+
+
+def compare_with_shipped(cfg: Config, results: dict) -> str | None:
+    """The shipped policy for this game, sheet and table (``ppo:<rules>_<n>p``) on the same
+    deals as the final tournament, as a line beside the trained policy's; None when no
+    such policy is shipped."""
+    from redbeard_eval import run_tournament
+
+    from agents.ppo import PRETRAINED_DIR, read_payload
+    from redbeard_env.registry import registered_games
+
+    n = results["config"]["players"]
+    name = f"{cfg.rules}_{n}p"
+    path = PRETRAINED_DIR / f"{name}.pt"
+    if not path.is_file() or read_payload(path).get("game", registered_games()[0]) != cfg.game or cfg.overrides:
+        return None
+    cfg_res = results["config"]
+    shipped = run_tournament([f"ppo:{name}"] + ["heuristic"] * (n - 1), game=cfg.game, rules=cfg.rules, players=n,
+                             games=cfg_res["games"], seed=cfg_res["seed"], progress=False)
+    mine = next(a for spec, a in results["agents"].items() if spec.startswith("ppo:"))
+    theirs = shipped["agents"][f"ppo:{name}"]
+
+    def row(label: str, a: dict) -> str:
+        return f"  {label:<28}{a['win_rate']:.3f} [{a['win_rate_ci'][0]:.3f}, {a['win_rate_ci'][1]:.3f}]"
+
+    return "\n".join([f"\non the same {cfg_res['games']} games (seed {cfg_res['seed']}), win rate against heuristics:",
+                      row("your policy", mine), row(f"shipped ppo:{name}", theirs),
+                      f"  parity (1/{n})                {1 / n:.3f}"])
+
+
+def write_learning_curve(run_dir: Path) -> Path | None:
+    """``learning_curve.png`` in the run directory (the evaluations' win rate against wall
+    minutes), if the run logged evaluations and matplotlib is installed."""
+    from .curve import plot_curves, read_curve
+
+    try:
+        return plot_curves([read_curve(run_dir)], [run_dir.name], run_dir / "learning_curve.png")
+    except (ValueError, ImportError):
+        return None
 
 
 def keep_freed_memory() -> bool:

@@ -405,3 +405,20 @@ def resumes_exactly_and_differs(tmp_path: Path, option: list[str]) -> dict:
 def test_a_bfloat16_update_trains_and_resumes_exactly(tmp_path):
     a = resumes_exactly_and_differs(tmp_path, ["--update-dtype", "bfloat16"])
     assert all(v.dtype == torch.float32 for v in a["net"].values())  # the weights stay float32
+
+
+def test_the_cli_ends_with_the_shipped_bot_on_the_same_deals(tmp_path):
+    """train.py's last lines: the trained policy beside the shipped one of the same sheet
+    and table, on the final tournament's deals; nothing for a sheet without one."""
+    from redbeard_eval import run_tournament
+
+    from redbeard_train.cli import compare_with_shipped, write_learning_curve
+
+    cfg = from_dict({"rules": "classic", "players": [4]})
+    results = run_tournament(["ppo:classic_4p", "heuristic"], rules="classic", players=4, games=8, seed=3, progress=False)
+    text = compare_with_shipped(cfg, results)
+    rate = results["agents"]["ppo:classic_4p"]["win_rate"]
+    assert "shipped ppo:classic_4p" in text and text.count(f"{rate:.3f}") >= 2  # the same bot: the same games
+    changed = from_dict({"rules": "classic", "players": [4], "overrides": {"start_score": 6}})
+    assert compare_with_shipped(changed, results) is None  # the shipped bot plays other rules
+    assert write_learning_curve(tmp_path) is None  # no evaluations logged: no curve
