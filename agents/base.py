@@ -74,3 +74,15 @@ def check_masks(mask: np.ndarray, num_actions: int) -> np.ndarray:
         bad = int(np.flatnonzero(~(mask > 0).any(1))[0])
         raise ValueError(f"row {bad} of the action mask has no legal action (game over or not this seat's turn)")
     return mask > 0
+
+
+def check_finite(obs: np.ndarray) -> np.ndarray:
+    """``obs`` unchanged if every value is a finite number; else a ``ValueError`` naming the
+    first bad row and column (a NaN or an infinity would otherwise turn into an arbitrary,
+    possibly illegal, action). One pass of a sum: NaN and infinities carry through it."""
+    if not np.isfinite(np.sum(obs)):
+        bad = ~np.isfinite(obs)
+        if bad.any():
+            row, col = np.argwhere(bad)[0]
+            raise ValueError(f"observation row {row} holds {obs[row, col]} at index {col}; observations are finite numbers")
+    return obs

@@ -49,7 +49,7 @@ from torch import nn
 
 from redbeard_env.registry import game_named, registered_games
 
-from .base import Agent
+from .base import Agent, check_finite
 from .registry import make_agent, resolve, training_of
 
 FORMAT = "redbeard-ppo"
@@ -261,6 +261,20 @@ def save_checkpoint(path: "str | Path", net: PolicyNet, *, rules=None, num_playe
     tmp.replace(path)  # never leave a half-written checkpoint behind
 
 
+def check_device(device: Any) -> str:
+    """A torch device a policy can run on: ``cpu``, or ``cuda`` / ``cuda:N`` when torch sees
+    that GPU; anything else is a ``ValueError``."""
+    try:
+        parsed = torch.device(device) if isinstance(device, str) else None
+    except RuntimeError:
+        parsed = None
+    if parsed is None or parsed.type not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {str(device)[:40]!r}")
+    if parsed.type == "cuda" and (not torch.cuda.is_available() or (parsed.index or 0) >= torch.cuda.device_count()):
+        raise ValueError(f"device {device!r}: torch sees no such CUDA device")
+    return device
+
+
 def resolve_checkpoint(name_or_path: str) -> Path:
     """A path, or the name of a shipped checkpoint (``classic_4p``)."""
     path = Path(name_or_path)
@@ -354,6 +368,11 @@ class PPOAgent(Agent):
 
     def __init__(self, checkpoint: str, greedy: bool = True, seed: int = 0, device: str = "cpu",
                  game: str | None = None):
+        if not isinstance(greedy, bool):
+            raise ValueError(f"greedy must be True or False, got {str(greedy)[:40]!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be an int in 0..2**63-1, got {str(seed)[:40]!r}")
+        device = check_device(device)
         self.net, self.meta = load_checkpoint(checkpoint, device)
         self.game = self.net.game
         if game is not None and game != self.game:
@@ -365,6 +384,7 @@ class PPOAgent(Agent):
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        obs = check_finite(np.asarray(obs, dtype=np.float32))
         o = torch.as_tensor(self.net.features(obs, mask), device=self.device)
         m = torch.as_tensor(np.asarray(mask), device=self.device).bool()
         action, _, _ = self.net.act(o, m, greedy=self.greedy, generator=self.generator)

@@ -6,7 +6,7 @@ import numpy as np
 
 from redbeard_env.registry import game_named, registered_games
 
-from .base import Agent, check_masks
+from .base import Agent, check_finite, check_masks
 
 
 class RandomAgent(Agent):
@@ -21,6 +21,7 @@ class RandomAgent(Agent):
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         legal = check_masks(mask, self.num_actions)
+        check_finite(np.asarray(obs, dtype=np.float32))
         keys = self.rng.random(legal.shape)
         return np.where(legal, keys, -1.0).argmax(1)
 

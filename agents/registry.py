@@ -50,6 +50,13 @@ SHARED_BOTS: dict[str, str] = {
 _REGISTERED: dict[tuple[str | None, str], Callable[..., Agent]] = {}
 
 
+def _quote(text: Any, limit: int = 100) -> str:
+    """``repr`` of a client's text, cut to ``limit`` characters (an error never repeats a
+    whole long input)."""
+    text = str(text)
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
 @dataclass(frozen=True)
 class Spec:
     name: str
@@ -63,14 +70,14 @@ def register(name: str, factory: Callable[..., Agent] | None = None, *, game: st
     """Register ``factory(*args, **kwargs) -> Agent`` under ``name`` for ``game`` (None:
     every game); usable as a decorator."""
     if not name or not name.replace("_", "").replace("-", "").isalnum():
-        raise ValueError(f"agent name must be alphanumeric (with _ or -), got {name!r}")
+        raise ValueError(f"agent name must be alphanumeric (with _ or -), got {_quote(name)}")
     if game is not None:
         game_named(game)  # ValueError for an unknown game
 
     def add(f):
         key = (game, name.lower())
         if key in _REGISTERED and _REGISTERED[key] is not f and not overwrite:
-            raise ValueError(f"agent name {name!r} is already registered")
+            raise ValueError(f"agent name {_quote(name)} is already registered")
         _REGISTERED[key] = f
         return f
 
@@ -80,35 +87,35 @@ def register(name: str, factory: Callable[..., Agent] | None = None, *, game: st
 def parse_spec(spec: str) -> Spec:
     """Split a spec string; a malformed one raises ``ValueError`` saying what is expected."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"an agent spec is a non-empty string like 'heuristic' or 'pimc:samples=128', got {spec!r}")
+        raise ValueError(f"an agent spec is a non-empty string like 'heuristic' or 'pimc:samples=128', got {_quote(spec)}")
     text = spec.strip()
     name, _, rest = text.partition(":")
     name = name.strip().lower()
     if not name or not name.replace("_", "").replace("-", "").isalnum():
-        raise ValueError(f"bad agent spec {spec!r}: the name before ':' must be alphanumeric, e.g. 'pimc:samples=128'")
+        raise ValueError(f"bad agent spec {_quote(spec)}: the name before ':' must be alphanumeric, e.g. 'pimc:samples=128'")
     args: list[Any] = []
     kwargs: dict[str, Any] = {}
     if rest.strip():
         for item in rest.split(","):
             item = item.strip()
             if not item:
-                raise ValueError(f"bad agent spec {spec!r}: empty item between commas")
+                raise ValueError(f"bad agent spec {_quote(spec)}: empty item between commas")
             if "=" in item:
                 key, value = (x.strip() for x in item.split("=", 1))
                 if not key.isidentifier():
-                    raise ValueError(f"bad agent spec {spec!r}: {key!r} is not a parameter name")
+                    raise ValueError(f"bad agent spec {_quote(spec)}: {_quote(key)} is not a parameter name")
                 if key in kwargs:
-                    raise ValueError(f"bad agent spec {spec!r}: parameter {key!r} given twice")
+                    raise ValueError(f"bad agent spec {_quote(spec)}: parameter {_quote(key)} given twice")
                 kwargs[key] = parse_literal(value)
             else:
                 if kwargs or args:
                     raise ValueError(
-                        f"bad agent spec {spec!r}: only one bare argument is allowed and it comes first "
+                        f"bad agent spec {_quote(spec)}: only one bare argument is allowed and it comes first "
                         f"(e.g. 'ppo:path/to/model.pt,device=cpu')"
                     )
                 args.append(item)  # paths and names stay strings
     elif ":" in text:
-        raise ValueError(f"bad agent spec {spec!r}: nothing after ':'")
+        raise ValueError(f"bad agent spec {_quote(spec)}: nothing after ':'")
     return Spec(name, tuple(args), kwargs, text)
 
 
@@ -149,8 +156,8 @@ def _import(name: str, path: str) -> Callable[..., Agent]:
         return load_object(path)
     except ModuleNotFoundError as exc:
         if exc.name == module_name:
-            raise ValueError(f"agent {name!r} is not available: module {module_name} does not exist") from exc
-        raise ValueError(f"agent {name!r} needs a package that is not installed: {exc.name}") from exc
+            raise ValueError(f"agent {_quote(name)} is not available: module {module_name} does not exist") from exc
+        raise ValueError(f"agent {_quote(name)} needs a package that is not installed: {exc.name}") from exc
 
 
 def resolve(name: str, game: str | None = None) -> tuple[Callable[..., Agent], str]:
@@ -160,7 +167,7 @@ def resolve(name: str, game: str | None = None) -> tuple[Callable[..., Agent], s
     if name in _aliases():
         alias_game, real = _aliases()[name]
         if game is not None and game != alias_game:
-            raise ValueError(f"agent {name!r} plays {alias_game}, this table plays {game}; "
+            raise ValueError(f"agent {_quote(name)} plays {alias_game}, this table plays {game}; "
                              f"{game}'s bots: {', '.join(available_agents(game))}")
         game, name = alias_game, real
     game = registered_games()[0] if game is None else game_named(game).name
@@ -174,9 +181,9 @@ def resolve(name: str, game: str | None = None) -> tuple[Callable[..., Agent], s
         return _import(name, SHARED_BOTS[name]), game
     others = [g for g in registered_games() if name in game_bots(g) or (g, name) in _REGISTERED]
     if others:
-        raise ValueError(f"agent {name!r} is a bot of {' and '.join(others)}, not of {game}; "
+        raise ValueError(f"agent {_quote(name)} is a bot of {' and '.join(others)}, not of {game}; "
                          f"{game}'s bots: {', '.join(available_agents(game))}")
-    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(available_agents(game))}")
+    raise ValueError(f"unknown agent {_quote(name)}; known agents: {', '.join(available_agents(game))}")
 
 
 def make_agent(spec: "str | Agent", game: str | None = None, **defaults: Any) -> Agent:
@@ -206,13 +213,13 @@ def make_agent(spec: "str | Agent", game: str | None = None, **defaults: Any) ->
     if unknown:
         allowed = [k for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         raise ValueError(
-            f"bad agent spec {spec!r}: {parsed.name} has no parameter {', '.join(map(repr, unknown))}; "
+            f"bad agent spec {_quote(spec)}: {parsed.name} has no parameter {', '.join(_quote(k, 40) for k in unknown)}; "
             f"allowed: {', '.join(allowed) or '(none)'}"
         )
     try:
         agent = factory(*parsed.args, **kwargs)
-    except TypeError as exc:
-        raise ValueError(f"bad agent spec {spec!r}: {exc}") from exc
+    except (TypeError, RuntimeError, OverflowError, AttributeError) as exc:  # a value the bot cannot take
+        raise ValueError(f"bad agent spec {_quote(spec)}: {_quote(str(exc), 300)[1:-1]}") from None
     agent.spec = parsed.text
     if getattr(agent, "game", None) is None:
         agent.game = game or found  # a bot of every game plays the game it was made for

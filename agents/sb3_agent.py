@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import Agent
+from .base import Agent, check_finite
 
 
 def _plain(value) -> bool:
@@ -60,6 +60,7 @@ class MaskablePPOAgent(Agent):
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         legal = np.asarray(mask) > 0
-        actions, _ = self.policy.predict({"observation": np.asarray(obs, np.float32), "action_mask": np.asarray(mask, np.int8)},
+        obs = check_finite(np.asarray(obs, dtype=np.float32))
+        actions, _ = self.policy.predict({"observation": obs, "action_mask": np.asarray(mask, np.int8)},
                                          action_masks=legal, deterministic=True)
         return np.asarray(actions, dtype=np.int64)

@@ -503,3 +503,52 @@ def test_rejected_vector_reset_changes_nothing(kwargs):
         for x, y in zip(ra[:6], rb[:6]):
             assert np.array_equal(x, y), t
         mask = ra[1]
+
+
+# ---------------------------------------------------------------- bots (issue 26 items 5-7)
+@pytest.mark.parametrize("game,spec", [(g, s) for g in ("redbeard", "sortskaeg") for s in
+                                       ("random", "heuristic", "pimc:samples=4", f"ppo:{'classic' if g == 'redbeard' else 'sortskaeg'}_4p")]
+                         + [("redbeard", "joins:always")])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_observation_is_a_value_error_for_every_bot(game, spec, bad):
+    """A NaN or an infinity in any block used to come out as an arbitrary (even illegal)
+    action or a deep OverflowError; every bot refuses it, naming the row and index."""
+    pytest.importorskip("torch")
+    import redbeard_env
+    from agents import make_agent
+
+    env = redbeard_env.make(game, num_players=4)
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)
+    bot = make_agent(spec, game=game)
+    assert obs["action_mask"][bot.act(obs["observation"], obs["action_mask"])]  # a clean row plays legally
+    for index in (3, len(obs["observation"]) // 2, len(obs["observation"]) - 1):
+        row = obs["observation"].copy()
+        row[index] = bad
+        with pytest.raises(ValueError, match=f"holds {bad} at index {index}"):
+            bot.act(row, obs["action_mask"])
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("ppo:classic_4p,device=meta", "device must be 'cpu' or 'cuda"),
+    ("ppo:classic_4p,seed=1.5", "seed must be an int"),
+    ("ppo:classic_4p,greedy=2", "greedy must be True or False"),
+    ('heuristic:rules={"a":1}', "unknown Rules field"),
+    ("heuristic:rules=5", "rules must be a preset name"),
+    ("pimc:rules=\"nonsense\"", "unknown rules preset"),
+])
+def test_bad_bot_parameters_are_value_errors(spec, words):
+    pytest.importorskip("torch")
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match=words):
+        make_agent(spec)
+
+
+def test_errors_never_repeat_a_long_input():
+    from agents import make_agent
+
+    for spec in ("x" * 5000, "heuristic:" + "a" * 5000 + "=1", "random:" + "1" * 5000):
+        with pytest.raises(ValueError) as err:
+            make_agent(spec)
+        assert len(str(err.value)) < 600, len(str(err.value))

@@ -52,10 +52,10 @@ import numpy as np
 
 from redbeard_env.redbeard.cards import NUM_ACTIONS
 from redbeard_env.redbeard.observation import OBS_SIZE, OBS_SLICES
-from redbeard_env.redbeard.rules import MIN_PLAYERS, Rules
+from redbeard_env.redbeard.rules import MIN_PLAYERS, Rules, make_rules
 
 from . import heuristic_kernels as HK
-from ..base import Agent
+from ..base import Agent, check_finite
 from .decode import decode_batch, rules_from_obs, rules_groups
 
 K = HK.K  # trick counts 0..7 in utility tables (7 only as padding)
@@ -103,7 +103,7 @@ class HeuristicAgent(Agent):
         redeal_below: float = 1.2,
         threat: float = 0.35,
     ):
-        self.rules = rules
+        self.rules = rules if rules is None else make_rules(rules)  # ValueError for bad rules
         self.win_value = float(win_value)
         self.neg_extra = float(neg_extra)
         self.elim_value = float(elim_value)
@@ -150,7 +150,9 @@ class HeuristicAgent(Agent):
         if mask.dtype not in (np.int8, np.bool_, np.uint8):
             mask = mask > 0
         mask = np.ascontiguousarray(mask).view(np.int8)
-        if rows is not None:
+        if rows is None:
+            check_finite(obs)
+        else:  # a search's own rows (act_rows): its engine wrote them
             rows = np.asarray(rows)
             if rows.ndim != 1 or not (np.issubdtype(rows.dtype, np.integer) or len(rows) == 0):
                 raise ValueError(f"rows must be a 1-d array of row indices, got {rows.dtype} {rows.shape}")

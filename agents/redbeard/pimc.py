@@ -43,12 +43,12 @@ import numpy as np
 
 from redbeard_env.redbeard.cards import NUM_ACTIONS, NUM_CARDS, PASS, suit_of
 from redbeard_env.redbeard.game import JOIN_STATES, NO_CALL, PHASE_NAMES, Game
-from redbeard_env.redbeard.rules import HAND_SIZE, Rules
+from redbeard_env.redbeard.rules import HAND_SIZE, Rules, make_rules
 from redbeard_env.redbeard.vector import VectorEnv
 from redbeard_env.redbeard.vector_kernels import GAME
 
 from . import playout_kernels as PK
-from ..base import Agent, check_masks
+from ..base import Agent, check_finite, check_masks
 from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
 from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, HeuristicAgent, score_utility
 from ..registry import make_agent
@@ -275,7 +275,7 @@ class PimcAgent(Agent):
         self.chunk = int(chunk)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self.rules = rules
+        self.rules = rules if rules is None else make_rules(rules)  # ValueError for bad rules
         self.decisions = 0  # searched decisions (for cost reports)
         self._engines: OrderedDict = OrderedDict()  # (rules, players, slots) -> VectorEnv
 
@@ -286,7 +286,7 @@ class PimcAgent(Agent):
     # -------------------------------------------------------------- entry
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         legal = check_masks(mask, NUM_ACTIONS)
-        obs = np.asarray(obs, dtype=np.float32)
+        obs = check_finite(np.asarray(obs, dtype=np.float32))
         base = np.asarray(self.policy.act_batch(obs, np.asarray(mask)), dtype=np.int64)
         view = decode_batch(obs)
         search = np.isin(view.phase, [PHASE[p] for p in SEARCH_PHASES]) & (legal.sum(1) > 1)

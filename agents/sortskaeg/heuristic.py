@@ -42,7 +42,7 @@ import numpy as np
 
 from redbeard_env.sortskaeg.cards import BID0, CARD_COLOUR, MAX_BID, NUM_ACTIONS, NUM_CARDS, YELLOW
 
-from ..base import Agent, check_masks
+from ..base import Agent, check_finite, check_masks
 from .decode import PHASE, SObs, decode_batch
 
 IS_JOKER = CARD_COLOUR < 0
@@ -89,7 +89,7 @@ class SortskaegHeuristic(Agent):
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """float [B, 50]: the bot's preference for every action (-inf where illegal)."""
         legal = check_masks(mask, NUM_ACTIONS)
-        v = decode_batch(obs)
+        v = decode_batch(check_finite(np.asarray(obs, dtype=np.float32)))
         B = len(legal)
         chance = card_chances(v, self.joker_value, self.lead_factor, self.trump_factor)
         values = np.zeros((B, NUM_ACTIONS))

@@ -34,7 +34,7 @@ from redbeard_env.sortskaeg.observation import RULE_SCALE, ROUND_SCALE
 from redbeard_env.sortskaeg.rules import Rules, make_rules
 from redbeard_env.sortskaeg.vector import BID, PLAY, VectorEnv
 
-from ..base import Agent, check_masks
+from ..base import Agent, check_finite, check_masks
 from ..registry import make_agent
 from .decode import PHASE, SObs, decode_batch
 
@@ -140,6 +140,7 @@ class SortskaegPIMC(Agent):
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         legal = check_masks(mask, NUM_ACTIONS)
+        obs = check_finite(np.asarray(obs, dtype=np.float32))
         actions = np.asarray(self.rollout.act_batch(obs, mask), dtype=np.int64)
         v = decode_batch(obs)
         search = np.flatnonzero(np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1))
