@@ -57,6 +57,7 @@ VERSION = 3
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 PRIOR_CLIP = 10.0  # utility points below the best action where the prior stops caring
 DEFAULT_GAME = registered_games()[0]  # of calls and checkpoints that name no game
+MAX_LAYERS, MAX_WIDTH = 8, 8192  # a checkpoint's network beyond these is refused unread
 _prior_bots: dict[tuple[str, str], Any] = {}
 
 
@@ -342,8 +343,12 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
     for name, tensor in state.items():
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
             raise ValueError(f"{path}: tensor {name!r} holds non-finite values (NaN or inf)")
+    hidden = payload.get("hidden")
+    if not (isinstance(hidden, list) and 1 <= len(hidden) <= MAX_LAYERS
+            and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in hidden)):
+        raise ValueError(f"{path}: hidden must be 1..{MAX_LAYERS} layer widths in 1..{MAX_WIDTH}, got {str(hidden)[:80]}")
     try:
-        net = policy_from_weights(state, tuple(payload["hidden"]), prior, game)
+        net = policy_from_weights(state, tuple(hidden), prior, game)
     except (RuntimeError, KeyError) as exc:
         raise ValueError(f"{path}: weights do not match the recorded architecture: {exc}") from exc
     return net.to(device).eval(), payload
@@ -357,6 +362,14 @@ def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str, g
     draws races when rollout threads build snapshots at the same time."""
     with torch.device("meta"):
         net = PolicyNet(hidden=tuple(hidden), prior=prior, game=game)
+    # shapes first, on the meta device: a file whose widths disagree with its weights is
+    # refused before any memory is taken for it
+    want = {k: tuple(v.shape) for k, v in net.state_dict().items()}
+    got = {k: tuple(v.shape) for k, v in state_dict.items()}
+    if want != got:
+        diff = sorted(set(want) ^ set(got)) or [k for k in want if want[k] != got[k]]
+        raise RuntimeError(f"the weights do not fit hidden={list(hidden)}: {diff[0]} "
+                           f"(expected {want.get(diff[0])}, got {got.get(diff[0])})")
     net = net.to_empty(device="cpu")
     net.load_state_dict(state_dict)
     return net

@@ -14,6 +14,7 @@ import io
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,8 +29,26 @@ def _plain(value) -> bool:
     return value is None or isinstance(value, (bool, int, float, str))
 
 
+MAX_DATA_BYTES, MAX_WEIGHT_BYTES = 2**20, 256 * 2**20  # a saved model's parts beyond these are refused unread
+MAX_LAYERS, MAX_WIDTH = 8, 8192  # net_arch beyond these is refused before the policy is built
+KWARGS = ("net_arch", "ortho_init", "log_std_init", "normalize_images", "share_features_extractor")
+
+
+def check_net_arch(net_arch: Any, where: str) -> None:
+    """``net_arch`` as sb3 takes it (a list of widths, or a dict of ``pi`` / ``vf`` lists),
+    within MAX_LAYERS layers of MAX_WIDTH units; else a ``ValueError``."""
+    lists = list(net_arch.values()) if isinstance(net_arch, dict) else [net_arch]
+    if isinstance(net_arch, dict) and not set(net_arch) <= {"pi", "vf"}:
+        raise ValueError(f"{where}: net_arch keys are pi and vf, got {sorted(net_arch)[:5]}")
+    for widths in lists:
+        if not (isinstance(widths, list) and len(widths) <= MAX_LAYERS
+                and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in widths)):
+            raise ValueError(f"{where}: net_arch must list at most {MAX_LAYERS} widths in 1..{MAX_WIDTH}, "
+                             f"got {str(net_arch)[:80]}")
+
+
 class MaskablePPOAgent(Agent):
-    def __init__(self, path: str, device: str = "cpu"):
+    def __init__(self, path: str, device: str = "cpu", game: str | None = None):
         try:
             import torch
             from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
@@ -41,15 +60,24 @@ class MaskablePPOAgent(Agent):
             raise ValueError(f"no saved MaskablePPO model at {path!r} (a .zip written by model.save)")
         with zipfile.ZipFile(path) as z:
             try:
+                sizes = {name: z.getinfo(name).file_size for name in ("data", "policy.pth")}
+                if sizes["data"] > MAX_DATA_BYTES or sizes["policy.pth"] > MAX_WEIGHT_BYTES:
+                    raise ValueError(f"parts too large ({sizes}; at most {MAX_DATA_BYTES} and {MAX_WEIGHT_BYTES} bytes)")
                 data = json.loads(z.read("data"))
                 weights = z.read("policy.pth")
-            except (KeyError, ValueError) as exc:
-                raise ValueError(f"{path} is not a saved sb3 model: {exc}") from None
-        kwargs = data.get("policy_kwargs") or {}
-        if not _plain(kwargs):
+            except (KeyError, ValueError, RecursionError) as exc:
+                raise ValueError(f"{path} is not a saved sb3 model: {str(exc)[:200]}") from None
+        kwargs = data.get("policy_kwargs") or {} if isinstance(data, dict) else None
+        if not isinstance(kwargs, dict) or not _plain(kwargs):
             raise ValueError(f"{path}: its policy_kwargs are pickled objects (e.g. an activation_fn); "
                              f"only plain settings (net_arch, ...) can be loaded safely")
-        env = single_agent_env(opponents=lambda obs: 0)  # only for the spaces
+        unknown = sorted(set(kwargs) - set(KWARGS))
+        if unknown:
+            raise ValueError(f"{path}: policy_kwargs {unknown[:5]} cannot be loaded; allowed: {', '.join(KWARGS)}")
+        if "net_arch" in kwargs:
+            check_net_arch(kwargs["net_arch"], str(path))
+        env = single_agent_env(opponents=lambda obs: 0, game=game)  # only for the spaces
+        self.game = env.game.name
         self.policy = MaskableMultiInputActorCriticPolicy(env.observation_space, env.action_space, lr_schedule=lambda _: 0.0, **kwargs)
         try:
             state = torch.load(io.BytesIO(weights), map_location=device, weights_only=True)

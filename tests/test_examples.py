@@ -34,3 +34,21 @@ def test_maskable_ppo_trains_saves_and_is_evaluated_as_a_bot(tmp_path, monkeypat
 
     with pytest.raises(ValueError, match="no saved MaskablePPO model"):
         make_agent(f"sb3:{tmp_path / 'missing.zip'}")
+    # a crafted file asking for a huge network is refused before the policy is built
+    import json
+    import zipfile
+
+    for kwargs, words in (({"net_arch": [100000, 100000]}, "net_arch must list"),
+                          ({"net_arch": {"pi": [64] * 50}}, "net_arch must list"),
+                          ({"features_extractor_kwargs": {}}, "cannot be loaded")):
+        crafted = tmp_path / "crafted.zip"
+        with zipfile.ZipFile(out) as src, zipfile.ZipFile(crafted, "w") as dst:
+            for name in src.namelist():
+                data = src.read(name)
+                if name == "data":
+                    meta = json.loads(data)
+                    meta["policy_kwargs"] = kwargs
+                    data = json.dumps(meta).encode()
+                dst.writestr(name, data)
+        with pytest.raises(ValueError, match=words):
+            make_agent(f"sb3:{crafted}")

@@ -127,6 +127,17 @@ def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path):
     torch.save(payload, tmp_path / "wrong_arch.pt")
     with pytest.raises(ValueError, match="do not match"):
         load_checkpoint(str(tmp_path / "wrong_arch.pt"))
+    import resource
+
+    for hidden, words in (([100000, 100000], "hidden must be"), ([8] * 20, "hidden must be"), ("wide", "hidden must be"),
+                          ([8192, 8192], "do not fit hidden")):
+        payload["hidden"] = hidden
+        torch.save(payload, tmp_path / "huge.pt")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        with pytest.raises(ValueError, match=words):
+            load_checkpoint(str(tmp_path / "huge.pt"))
+        # refused before allocating: 8192 x 8192 floats would be 256 MB
+        assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 64 * 1024
     truncated = tmp_path / "truncated.pt"
     truncated.write_bytes(good.read_bytes()[:200])
     with pytest.raises(ValueError, match="corrupt"):
