@@ -72,6 +72,14 @@ class EvalConfig:
     file; plays on the reference engine."""
     ray_address: Optional[str] = None
     """Ray cluster to join with --backend ray (None: $RAY_ADDRESS, else an embedded local Ray)."""
+    sprt: Optional[Annotated[tuple[float, float], tyro.conf.arg(metavar="P0 P1")]] = None
+    """Promotion test: --agents CANDIDATE INCUMBENT play (the candidate in one seat) until a sequential probability
+    ratio test decides between the candidate's win rate P0 (H0, e.g. parity) and P1 (H1); --games is the most it
+    plays. Prints the log-likelihood ratio after each batch (redbeard_eval.sprt)."""
+    alpha: float = 0.05
+    """With --sprt: the chance of accepting H1 (promoting) when H0 holds."""
+    beta: float = 0.05
+    """With --sprt: the chance of accepting H0 when H1 holds."""
 
 
 def _refuse(message: str) -> None:
@@ -89,6 +97,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     cfg = parse_args(argv)
     args = sys.argv[1:] if argv is None else list(argv)
     rules_given = any(a == "--rules" or a.startswith("--rules=") for a in args)
+    if cfg.sprt is not None:
+        return main_sprt(cfg, rules_given)
     try:
         tournament = prepare_tournament(
             cfg.agents,
@@ -119,3 +129,34 @@ def main(argv: Sequence[str] | None = None) -> None:
         last_plot = load_object(tournament.game.metrics).success_plot({})["file"] + ".png"
         print(f"wrote {cfg.out}/results.json, {'games' if cfg.mode == 'game' else 'rounds'}.csv"
               + (f", win_rates.png, calibration.png, {last_plot}" if cfg.plots else ""))
+
+
+def main_sprt(cfg: EvalConfig, rules_given: bool) -> None:
+    """``--sprt P0 P1``: the candidate (first agent) against the incumbent (second) until the
+    test decides; one line per batch, then the decision (and ``sprt.json`` in ``--out``)."""
+    import json
+    from pathlib import Path
+
+    from .sprt import run_sprt
+
+    if len(cfg.agents) != 2:
+        _refuse(f"--sprt plays two agents, a candidate and the incumbent, got {len(cfg.agents)}")
+    if cfg.mode != "game" or cfg.record is not None or cfg.workers != 1:
+        _refuse("--sprt plays whole games in this process (no --mode round, --record or --workers)")
+    try:
+        result = run_sprt(cfg.agents[0], cfg.agents[1], cfg.sprt[0], cfg.sprt[1], alpha=cfg.alpha, beta=cfg.beta,
+                          max_games=cfg.games, game=cfg.game, rules=cfg.rules if rules_given or cfg.game is None else None,
+                          players=cfg.players, seed=cfg.seed, overrides=parse_overrides(cfg.set), engine=cfg.engine,
+                          batch_size=cfg.batch_size or 400)
+    except ValueError as exc:
+        _refuse(str(exc))
+    verdict = {"H1": "H1 accepted: promote the candidate", "H0": "H0 accepted: keep the incumbent",
+               "inconclusive": f"no decision within {cfg.games} games"}[result.decision]
+    print(f"sprt: {verdict} (LLR {result.llr:+.3f}, bounds {result.lower:.3f} / {result.upper:.3f}, "
+          f"{result.games} games, candidate win rate {result.win_rate:.4f}; p0 {cfg.sprt[0]}, p1 {cfg.sprt[1]}, "
+          f"alpha {cfg.alpha}, beta {cfg.beta})")
+    if cfg.out:
+        Path(cfg.out).mkdir(parents=True, exist_ok=True)
+        config = {"agents": list(cfg.agents), "p0": cfg.sprt[0], "p1": cfg.sprt[1], "alpha": cfg.alpha, "beta": cfg.beta,
+                  "game": cfg.game, "rules": cfg.rules, "players": cfg.players, "seed": cfg.seed, "max_games": cfg.games}
+        (Path(cfg.out) / "sprt.json").write_text(json.dumps({"config": config, **result.as_dict()}, indent=1))

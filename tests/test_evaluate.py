@@ -395,3 +395,46 @@ def test_run_tournament_records_games_to_the_path_it_is_given(tmp_path):
     path = tmp_path / "games.jsonl"
     res = run_tournament(["heuristic", "random"], players=3, games=3, seed=1, record_path=path, progress=False, plots=False)
     assert res["config"]["engine"] == "reference" and len(path.read_text().splitlines()) == 3
+
+
+# ---------------------------------------------------------------- sequential test (evaluate.py --sprt)
+def test_sprt_log_likelihood_ratio_and_bounds():
+    from redbeard_eval.sprt import bounds, llr
+
+    lo, hi = bounds(0.05, 0.05)
+    assert lo == pytest.approx(-np.log(19)) and hi == pytest.approx(np.log(19))
+    at_p1 = np.r_[np.full(50, 0.25), np.full(50, 0.35)]  # mean 0.30 = p1
+    at_p0 = at_p1 - 0.05  # mean 0.25 = p0
+    assert llr(at_p1, 0.25, 0.30) > 0 > llr(at_p0, 0.25, 0.30)
+    # worked example: mean 0.30, sample variance 0.0025 * 100/99, midpoint 0.275:
+    # (0.05 / 0.002525...) * 100 * 0.025 = 49.5
+    assert llr(at_p1, 0.25, 0.30) == pytest.approx(0.05 / at_p1.var(ddof=1) * 100 * 0.025)
+    assert llr(at_p1[:1], 0.25, 0.30) == 0.0  # one deal: no variance yet
+
+
+def test_sprt_promotes_a_better_bot_and_keeps_the_incumbent_against_a_worse(tmp_path, capsys):
+    from redbeard_eval.sprt import run_sprt
+
+    lines = []
+    better = run_sprt("heuristic", "random", 0.25, 0.30, max_games=2000, players=4, seed=2, batch_size=120,
+                      report=lines.append)
+    assert better.decision == "H1" and better.llr >= better.upper and better.deals >= 20
+    assert len(lines) == len(better.history) and "LLR" in lines[-1]
+    worse = run_sprt("random", "heuristic", 0.25, 0.30, max_games=2000, players=4, seed=2, batch_size=120, report=None)
+    assert worse.decision == "H0" and worse.llr <= worse.lower
+    again = run_sprt("heuristic", "random", 0.25, 0.30, max_games=2000, players=4, seed=2, batch_size=120, report=None)
+    assert again.history == better.history  # the same seed: the same deals and decision
+    short = run_sprt("heuristic", "random", 0.25, 0.30, max_games=40, players=4, seed=2, batch_size=40, report=None)
+    assert short.decision == "inconclusive" and short.deals == 10  # under 20 deals nothing is decided
+    with pytest.raises(ValueError, match="p0 < p1"):
+        run_sprt("heuristic", "random", 0.3, 0.25)
+    with pytest.raises(ValueError, match="same spec"):
+        run_sprt("heuristic", "heuristic", 0.25, 0.3, players=4)
+    cli.main(["--sprt", "0.25", "0.3", "--agents", "heuristic", "random", "--players", "4", "--games", "800",
+              "--batch-size", "200", "--game", "sortskaeg", "--out", str(tmp_path), "--quiet"])
+    out = capsys.readouterr().out
+    assert "H1 accepted: promote the candidate" in out
+    saved = json.loads((tmp_path / "sprt.json").read_text())
+    assert saved["decision"] == "H1" and saved["config"]["agents"] == ["heuristic", "random"]
+    with pytest.raises(SystemExit):
+        cli.main(["--sprt", "0.25", "0.3", "--agents", "heuristic", "random", "random"])
