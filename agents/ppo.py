@@ -20,7 +20,8 @@ never pick one (a row with no legal action is an error, not a silent fallback).
 A checkpoint is a self-describing dict saved with ``torch.save``::
 
     {"format": "redbeard-ppo", "version": 3, "game": "redbeard", "obs_size": 625, "num_actions": 69,
-     "hidden": [256, 256], "prior": "heuristic" or "", "rules": {...Rules fields...}, "num_players": 4 or None,
+     "hidden": [256, 256], "critic": "shared" or "privileged", "belief": false,
+     "prior": "heuristic" or "", "rules": {...Rules fields...}, "num_players": 4 or None,
      "identity": {"prior_spec": "heuristic:win_value=10.0,...", "obs_layout": <hash>, ...the game's features},
      "config": {...training config...}, "state_dict": {...}, "meta": {...}}
 
@@ -130,43 +131,84 @@ def _layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
     return layer
 
 
+CRITICS = ("shared", "privileged")
+
+
+def _mlp(n_in: int, hidden: tuple[int, ...], n_out: int, out_gain: float) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for width in hidden:
+        layers += [_layer(n_in, width, np.sqrt(2)), nn.Tanh()]
+        n_in = width
+    return nn.Sequential(*layers, _layer(n_in, n_out, out_gain))
+
+
 class PolicyNet(nn.Module):
-    """Shared torso with a policy head and a value head (CleanRL-style initialisation),
-    plus the learned prior scales when ``prior`` is set."""
+    """A policy torso and head, a value head and, when ``prior`` is set, the learned prior
+    scales (CleanRL-style initialisation). The training recipe's parts, each switchable:
+
+    * ``critic="shared"``: the value head sits on the policy's torso (what the shipped
+      policies have); ``"privileged"``: an asymmetric critic, its own network over the
+      features and every player's hand (``privileged``, from the engine during training
+      only; the policy never sees it);
+    * ``belief=True``: a belief head predicts from the features where each card is (which
+      relative seat holds it, or none), trained on the true deal; its probabilities
+      (detached) join the policy torso's input.
+
+    Checkpoints of the default settings have exactly the shipped policies' weights."""
 
     def __init__(self, obs_size: int | None = None, hidden: tuple[int, ...] = (256, 256),
-                 num_actions: int | None = None, prior: str = "", prior_scale: float = 2.0, game: str = DEFAULT_GAME):
+                 num_actions: int | None = None, prior: str = "", prior_scale: float = 2.0, game: str = DEFAULT_GAME,
+                 critic: str = "shared", belief: bool = False):
         super().__init__()
-        self.game = game_named(game).name
+        info = game_named(game)
+        self.game = info.name
         obs_size = feature_size(game) if obs_size is None else obs_size
-        num_actions = game_named(game).num_actions if num_actions is None else num_actions
+        num_actions = info.num_actions if num_actions is None else num_actions
         self.obs_size, self.hidden, self.num_actions = obs_size, tuple(hidden), num_actions
         self.prior_offset = obs_size - num_actions  # the prior block closes the features
         self.prior = check_prior(prior, game)
+        if critic not in CRITICS:
+            raise ValueError(f"critic must be one of {CRITICS}, got {str(critic)[:40]!r}")
+        self.critic_kind, self.belief = critic, bool(belief)
+        seats, cards = info.player_range[1], info.parts.cards.NUM_CARDS
+        self.belief_shape = (cards, seats + 1)  # per card: the relative seat holding it, or none
+        self.privileged_size = seats * cards
         if self.prior:
             if not prior_scale > 0:
                 raise ValueError(f"prior_scale must be > 0, got {prior_scale}")
             self.prior_log_scale = nn.Parameter(torch.full((2,), float(np.log(prior_scale))))
         layers: list[nn.Module] = []
-        n_in = obs_size
+        n_in = obs_size + (cards * (seats + 1) if self.belief else 0)
         for width in hidden:
             layers += [_layer(n_in, width, np.sqrt(2)), nn.Tanh()]
             n_in = width
         self.torso = nn.Sequential(*layers)
         self.policy = _layer(n_in, num_actions, 0.01)
-        self.value = _layer(n_in, 1, 1.0)
-
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor,
-                prior_block: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked logits [B, A] and values [B]. Features in bfloat16 go through the first
-        layer in bfloat16 (weights rounded to it, products summed in float32 by the matrix
-        units) and the rest in float32; the prior's block then comes as ``prior_block`` in
-        float32, since it enters the logits directly."""
-        if obs.dtype == torch.bfloat16:
-            first = self.torso[0]
-            h = self.torso[1:](nn.functional.linear(obs, first.weight.to(obs.dtype)).float() + first.bias)
+        if critic == "shared":
+            self.value = _layer(n_in, 1, 1.0)
         else:
-            h = self.torso(obs)
+            self.critic = _mlp(obs_size + self.privileged_size, self.hidden, 1, 1.0)
+        if self.belief:
+            self.belief_net = _mlp(obs_size, self.hidden[:1], cards * (seats + 1), 0.01)
+
+    def heads(self, obs: torch.Tensor, mask: torch.Tensor, prior_block: torch.Tensor | None = None,
+              privileged: torch.Tensor | None = None) -> dict:
+        """``logits`` [B, A] (masked), ``value`` [B] (None for a privileged critic without
+        ``privileged``) and ``belief`` logits [B, cards, seats + 1] (None without the head).
+        Features in bfloat16 go through the first layer of the torso in bfloat16 (weights
+        rounded to it, products summed in float32 by the matrix units) and the rest in
+        float32; the prior's block then comes as ``prior_block`` in float32, since it enters
+        the logits directly."""
+        belief = None
+        x = obs
+        if self.belief:
+            belief = self.belief_net(obs.float()).view(len(obs), *self.belief_shape)
+            x = torch.cat([obs, torch.softmax(belief, -1).flatten(1).detach().to(obs.dtype)], 1)
+        if x.dtype == torch.bfloat16:
+            first = self.torso[0]
+            h = self.torso[1:](nn.functional.linear(x, first.weight.to(x.dtype)).float() + first.bias)
+        else:
+            h = self.torso(x)
         logits = self.policy(h)
         if self.prior:
             rel = obs[:, self.prior_offset:] if prior_block is None else prior_block
@@ -177,22 +219,50 @@ class PolicyNet(nn.Module):
         # illegal actions at the float minimum, by adding it: a logit plus the minimum rounds
         # to the minimum, so the values are masked_fill's, at ~1/20 of its time on a CPU
         logits = logits + (~mask).to(logits.dtype) * torch.finfo(logits.dtype).min
-        return logits, self.value(h).squeeze(-1)
+        if self.critic_kind == "shared":
+            value = self.value(h).squeeze(-1)
+        elif privileged is not None:
+            value = self.critic(torch.cat([obs.float(), privileged.float()], 1)).squeeze(-1)
+        else:
+            value = None
+        return {"logits": logits, "value": value, "belief": belief}
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor, prior_block: torch.Tensor | None = None,
+                privileged: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Masked logits [B, A] and values [B] (see :meth:`heads`)."""
+        out = self.heads(obs, mask, prior_block, privileged)
+        return out["logits"], out["value"]
 
     def features(self, obs: np.ndarray, mask: np.ndarray, prior_values: np.ndarray | None = None) -> np.ndarray:
         """This network's input for observations and masks (numpy, float32)."""
         return policy_features(obs, mask, self.prior, prior_values, self.game)
 
-    def act(self, obs: torch.Tensor, mask: torch.Tensor, greedy: bool = False, generator=None):
-        """Sample (or argmax) legal actions; returns actions, log-probs, values."""
+    def act(self, obs: torch.Tensor, mask: torch.Tensor, greedy: bool = False, generator=None,
+            privileged: torch.Tensor | None = None):
+        """Sample (or argmax) legal actions; returns actions, log-probs, values (None for a
+        privileged critic without ``privileged``)."""
         if not bool(mask.any(-1).all()):
             raise ValueError("a row of the action mask has no legal action")
-        logits, value = self(obs, mask)
+        logits, value = self(obs, mask, privileged=privileged)
         logp_all = torch.log_softmax(logits, -1)
         # softmax, not logp_all.exp(): exp of the masked entries (far below -87) takes the
         # CPU's slow underflow path, ~50x the time of the whole softmax
         action = logits.argmax(-1) if greedy else sample_actions(torch.softmax(logits, -1), generator)
         return action, logp_all.gather(-1, action[:, None]).squeeze(-1), value
+
+
+def privileged_view(held: np.ndarray, seat: np.ndarray, max_seats: int) -> tuple[np.ndarray, np.ndarray]:
+    """What only training may know, from the acting seats' point of view: ``held`` bool [B,
+    n, cards] (who holds what now, the engine's state) and ``seat`` int [B] ->
+    (float32 [B, max_seats * cards]: every hand by relative seat, 0 = the acting one;
+    int64 [B, cards]: each card's relative holder, ``max_seats`` = in no hand)."""
+    B, n, cards = held.shape
+    rel = (np.asarray(seat)[:, None] + np.arange(n)) % n  # [B, n]: the seat at each relative position
+    hands = held[np.arange(B)[:, None], rel]  # [B, n, cards]
+    priv = np.zeros((B, max_seats, cards), np.float32)
+    priv[:, :n] = hands
+    target = np.where(hands.any(1), hands.argmax(1), max_seats).astype(np.int64)
+    return priv.reshape(B, max_seats * cards), target
 
 
 def sample_actions(probs: torch.Tensor, generator=None) -> torch.Tensor:
@@ -249,6 +319,8 @@ def save_checkpoint(path: "str | Path", net: PolicyNet, *, rules=None, num_playe
         "obs_size": net.obs_size,
         "num_actions": net.num_actions,
         "hidden": list(net.hidden),
+        "critic": net.critic_kind,
+        "belief": net.belief,
         "rules": dataclasses.asdict(rules) if rules is not None else None,
         "num_players": num_players,
         "config": config or {},
@@ -347,21 +419,26 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
     if not (isinstance(hidden, list) and 1 <= len(hidden) <= MAX_LAYERS
             and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in hidden)):
         raise ValueError(f"{path}: hidden must be 1..{MAX_LAYERS} layer widths in 1..{MAX_WIDTH}, got {str(hidden)[:80]}")
+    critic, belief = payload.get("critic", "shared"), payload.get("belief", False)  # older files: the defaults
+    if critic not in CRITICS or not isinstance(belief, bool):
+        raise ValueError(f"{path}: critic must be one of {CRITICS} and belief true or false, "
+                         f"got {str(critic)[:40]!r}, {str(belief)[:40]!r}")
     try:
-        net = policy_from_weights(state, tuple(hidden), prior, game)
+        net = policy_from_weights(state, tuple(hidden), prior, game, critic=critic, belief=belief)
     except (RuntimeError, KeyError) as exc:
         raise ValueError(f"{path}: weights do not match the recorded architecture: {exc}") from exc
     return net.to(device).eval(), payload
 
 
-def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str, game: str = DEFAULT_GAME) -> PolicyNet:
+def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str, game: str = DEFAULT_GAME,
+                        critic: str = "shared", belief: bool = False) -> PolicyNet:
     """A network with these weights, built without touching the global torch generator:
     its layers are made on the meta device (no random initialisation, which the weights
     would overwrite at once), then given memory. Drawing would make a resumed training run
     diverge from an uninterrupted one, and saving and restoring the generator around the
     draws races when rollout threads build snapshots at the same time."""
     with torch.device("meta"):
-        net = PolicyNet(hidden=tuple(hidden), prior=prior, game=game)
+        net = PolicyNet(hidden=tuple(hidden), prior=prior, game=game, critic=critic, belief=belief)
     # shapes first, on the meta device: a file whose widths disagree with its weights is
     # refused before any memory is taken for it
     want = {k: tuple(v.shape) for k, v in net.state_dict().items()}

@@ -20,18 +20,25 @@ class Buffer:
 
     FIELDS = ("obs", "mask", "action", "logp", "value")
 
-    def __init__(self, carry: dict | None):
-        self.parts: dict[str, list[np.ndarray]] = {k: [] for k in self.FIELDS}
+    def __init__(self, carry: dict | None, extra: tuple[str, ...] = ()):
+        """``extra``: more per-transition arrays the training recipe keeps (``priv``: the
+        hands for a privileged critic, ``btarget``: the belief head's targets, ``teacher``:
+        the teacher's action or -1)."""
+        self.fields = self.FIELDS + tuple(extra)
+        self.parts: dict[str, list[np.ndarray]] = {k: [] for k in self.fields}
         self.size = 0
         self.chunks: list[tuple[int, int]] = []
         self.links: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.finishes: list[tuple[np.ndarray, np.ndarray]] = []
         if carry is not None and len(carry["action"]):
-            self.add(*(carry[k] for k in self.FIELDS))
+            self.add(**{k: carry[k] for k in self.fields})
 
-    def add(self, obs, mask, action, logp, value) -> np.ndarray:
-        for key, arr in zip(self.FIELDS, (obs, mask, action, logp, value)):
-            self.parts[key].append(np.asarray(arr))
+    def add(self, **arrays: np.ndarray) -> np.ndarray:
+        if set(arrays) != set(self.fields):
+            raise ValueError(f"a transition has the fields {self.fields}, got {tuple(arrays)}")
+        for key in self.fields:
+            self.parts[key].append(np.asarray(arrays[key]))
+        action = arrays["action"]
         idx = np.arange(self.size, self.size + len(action))
         self.chunks.append((self.size, self.size + len(action)))
         self.size += len(action)

@@ -86,6 +86,7 @@ def _choice(*choices: str):
 
 
 Prior = str  # checked against the game's priors (agents.ppo.check_prior)
+Critic = _choice("shared", "privileged")
 GameName = _choice(*registered_games())
 Reward = _choice("win", "shaped")
 Backend = _choice("local", "ray")
@@ -126,6 +127,24 @@ class Config:
     """Bot whose action utilities the policy builds on ("" = none; see agents/ppo.py)."""
     prior_scale: Number = 2.0
     """Initial weight of the prior in the logits (learned from there); > 0."""
+    critic: Critic = "shared"
+    """shared: the value head on the policy's torso; privileged: an asymmetric critic, its own network over the
+    features and every player's hand (from the engine; the policy never sees them), used for the advantages."""
+    belief: Flag = False
+    """A belief head that predicts where each card is (which seat holds it, or none) from the features, trained on
+    the true deal (belief_coef); its probabilities join the policy's input."""
+    belief_coef: Number = 0.5
+    """Weight of the belief head's cross-entropy loss."""
+    teacher: str = ""
+    """A bot of the game (e.g. pimc:samples=8 or heuristic) the policy imitates during the first distill_frac of the
+    run: a cross-entropy loss on the teacher's action at the learner's own decisions ("" = none)."""
+    distill_frac: Number = 0.0
+    """Share of the run (steps or minutes) with the teacher's loss, its weight falling linearly from distill_coef to
+    0; in [0, 1]."""
+    distill_coef: Number = 1.0
+    """Weight of the teacher's loss at the start of the run."""
+    teacher_share: Number = 1.0
+    """Share of the learner's decisions the teacher labels (a search teacher is expensive), in (0, 1]."""
     learning_rate: Number = 1e-3
     """Adam learning rate at the start."""
     anneal_lr: Flag = True
@@ -298,10 +317,14 @@ def check_config(cfg: Config) -> Config:
     for name in ("total_steps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "torch_threads", "rollout_workers"):
         at_least(name, 1)
     for name in ("seed", "snapshot_every", "pool_size", "eval_every", "eval_games", "checkpoint_every", "stop_after",
-                 "ent_coef", "vf_coef", "target_kl", "pfsp_power", "max_minutes"):
+                 "ent_coef", "vf_coef", "target_kl", "pfsp_power", "max_minutes", "belief_coef", "distill_coef"):
         at_least(name, 0)
-    for name in ("gamma", "gae_lambda", "self_play_frac"):
+    for name in ("gamma", "gae_lambda", "self_play_frac", "distill_frac"):
         fraction(name)
+    if not 0.0 < cfg.teacher_share <= 1.0:
+        _fail("teacher_share", cfg.teacher_share, "must be in (0, 1]")
+    if cfg.distill_frac > 0 and not cfg.teacher:
+        _fail("distill_frac", cfg.distill_frac, "needs a teacher (e.g. --teacher pimc:samples=8)")
     for name in ("learning_rate", "prior_scale", "clip_coef", "max_grad_norm"):
         positive(name)
     if cfg.rollout_workers > cfg.num_envs:
@@ -346,17 +369,20 @@ def check_config(cfg: Config) -> Config:
         _fail("prior", cfg.prior, f"unknown policy prior {cfg.prior!r} for {cfg.game}; allowed: {', '.join(map(repr, priors))}")
     for spec in cfg.opponents:
         check_opponent(spec, cfg.game)
+    if cfg.teacher:
+        check_opponent(cfg.teacher, cfg.game, field="teacher")
     return cfg
 
 
-def check_opponent(spec: str, game: str) -> None:
-    """An opponent spec must build (a ppo: spec loads its checkpoint, safely) and play the game."""
+def check_opponent(spec: str, game: str, field: str = "opponents") -> None:
+    """A bot spec (an opponent, the teacher) must build (a ppo: spec loads its checkpoint,
+    safely) and play the game."""
     from agents.registry import make_agent
 
     try:
         make_agent(spec, game=game, seed=0)
     except ValueError as exc:
-        _fail("opponents", spec, str(exc))
+        _fail(field, spec, str(exc))
 
 
 # ---------------------------------------------------------------------- loading

@@ -111,8 +111,9 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
             if cfg.anneal_lr:
                 run.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - done_fraction())
 
-            batch, returns = collect_rollout(run)
-            losses = ppo_update(run, batch, returns, device)
+            distill = distill_weight(cfg, done_fraction())
+            batch, returns = collect_rollout(run, teach=distill > 0)
+            losses = ppo_update(run, batch, returns, device, distill)
 
             run.counters["update"] += 1
             run.counters["seconds"] = seconds_before + time.time() - start_time
@@ -148,16 +149,22 @@ def start_run(cfg: Config, device) -> Run:
     from agents.ppo import PolicyNet, load_checkpoint
 
     torch.manual_seed(cfg.seed)
-    net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, prior_scale=cfg.prior_scale, game=cfg.game).to(device)
+    net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, prior_scale=cfg.prior_scale, game=cfg.game,
+                    critic=cfg.critic, belief=cfg.belief).to(device)
     if cfg.init_from:
         try:
             init_net, _ = load_checkpoint(cfg.init_from)
         except ValueError as exc:
             raise ConfigError(f"config field 'init_from' = {cfg.init_from!r}: {exc}") from None
-        if tuple(init_net.hidden) != tuple(cfg.hidden) or init_net.prior != cfg.prior or init_net.game != cfg.game:
-            raise ConfigError(f"init_from {cfg.init_from!r} has hidden sizes {list(init_net.hidden)}, prior {init_net.prior!r} "
-                              f"and game {init_net.game!r}; the config asks for {cfg.hidden}, {cfg.prior!r} and {cfg.game!r}")
-        net.load_state_dict(init_net.state_dict())
+        mine = (tuple(cfg.hidden), cfg.prior, cfg.game, cfg.belief)
+        theirs = (tuple(init_net.hidden), init_net.prior, init_net.game, init_net.belief)
+        if mine != theirs:
+            raise ConfigError(f"init_from {cfg.init_from!r} has hidden sizes, prior, game and belief head {theirs}; "
+                              f"the config asks for {mine}")
+        # the policy (and belief head) carry over; a critic of another kind starts afresh
+        state = {k: v for k, v in init_net.state_dict().items()
+                 if init_net.critic_kind == cfg.critic or not k.startswith(("value.", "critic."))}
+        net.load_state_dict(state, strict=False)
     optimizer = make_optimizer(net, cfg)
     workers = make_workers(cfg, net)
     run_dir = Path(cfg.run_dir) / f"{cfg.exp_name}__{cfg.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
@@ -178,12 +185,20 @@ def make_optimizer(net, cfg: Config):
 
 
 # ====================================================================== rollout and advantages
-def collect_rollout(run: Run) -> tuple[dict, np.ndarray]:
+def distill_weight(cfg: Config, done: float) -> float:
+    """The teacher's loss weight at this point of the run: ``distill_coef`` falling
+    linearly to 0 at ``distill_frac`` of the run, 0 after (and without a teacher)."""
+    if not cfg.teacher or cfg.distill_frac <= 0 or done >= cfg.distill_frac:
+        return 0.0
+    return cfg.distill_coef * (1.0 - done / cfg.distill_frac)
+
+
+def collect_rollout(run: Run, teach: bool = False) -> tuple[dict, np.ndarray]:
     """Every worker plays ``num_steps`` steps and runs GAE over its games; the batches are
     merged in worker order, the finished games go into the pool's statistics, and the
     running return statistics (the value head learns normalised returns) take the new
-    returns in."""
-    results = run.workers.rollout(run.net, run.pool.statistics(), run.ret_stats)
+    returns in. ``teach``: the teacher labels the learner's decisions (distillation)."""
+    results = run.workers.rollout(run.net, {**run.pool.statistics(), "teach": teach}, run.ret_stats)
     batch = results[0]["batch"] if len(results) == 1 else \
         {key: np.concatenate([r["batch"][key] for r in results]) for key in results[0]["batch"]}
     for r in results:
@@ -201,52 +216,30 @@ def collect_rollout(run: Run) -> tuple[dict, np.ndarray]:
 
 
 # ====================================================================== update
-def ppo_update(run: Run, batch: dict, returns: np.ndarray, device) -> dict:
+def ppo_update(run: Run, batch: dict, returns: np.ndarray, device, distill: float = 0.0) -> dict:
     """``update_epochs`` passes of clipped PPO over the batch in ``num_minibatches`` parts;
-    returns the losses (minibatch means) and the last approximate KL."""
+    returns the losses (minibatch means) and the last approximate KL. With the recipe's
+    parts: the privileged critic's value from ``batch["priv"]``, the belief head's
+    cross-entropy against ``batch["btarget"]`` (``belief_coef``) and the teacher's
+    cross-entropy on the labelled rows of ``batch["teacher"]`` (weight ``distill``)."""
     import torch
-
-    from agents.ppo import masked_entropy
 
     cfg, net, optimizer = run.cfg, run.net, run.optimizer
     net.train()
     N = len(batch["action"])
-    t_obs = torch.as_tensor(batch["obs"], device=device)
-    t_prior = None
-    if cfg.update_dtype == "bfloat16":  # the prior's block stays float32: it enters the logits directly
-        t_prior = t_obs[:, net.prior_offset:].contiguous() if net.prior else None
-        t_obs = t_obs.to(torch.bfloat16)
-    t_mask = torch.as_tensor(batch["mask"], device=device).bool()
-    t_act = torch.as_tensor(batch["action"], device=device)
-    t_logp = torch.as_tensor(batch["logp"], device=device)
-    t_adv = torch.as_tensor(batch["adv"], device=device)
-    t_ret = torch.as_tensor(run.ret_norm(returns).astype(np.float32), device=device)
-    t_val_old = torch.as_tensor(run.ret_norm(batch["value"]).astype(np.float32), device=device)
+    tensors = update_tensors(run, batch, returns, device)
     clipfracs, approx_kl = [], torch.tensor(0.0)
     seen: dict[str, list[float]] = {"policy": [], "value": [], "entropy": []}
     for _ in range(cfg.update_epochs):
         # exactly num_minibatches near-equal parts: no tiny remainder batch taking a step of its own
         for mb in torch.randperm(N, device=device).tensor_split(min(cfg.num_minibatches, max(N, 1))):
             # index_select, not t[mb]: the same rows, ~1.6x faster for the features on a CPU
-            obs, mask, act, logp_old, adv, ret, val_old = (
-                t.index_select(0, mb) for t in (t_obs, t_mask, t_act, t_logp, t_adv, t_ret, t_val_old))
-            logits, new_value = net(obs, mask, None if t_prior is None else t_prior.index_select(0, mb))
-            logp_all = torch.log_softmax(logits, -1)
-            new_logp = logp_all.gather(-1, act[:, None]).squeeze(-1)
-            log_ratio = new_logp - logp_old
-            ratio = log_ratio.exp()
-            with torch.no_grad():
-                approx_kl = ((ratio - 1) - log_ratio).mean()
-                clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
-            if cfg.norm_adv and len(mb) > 1:
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-            v_clipped = val_old + (new_value - val_old).clamp(-cfg.clip_coef, cfg.clip_coef)
-            v_loss = 0.5 * torch.max((new_value - ret) ** 2, (v_clipped - ret) ** 2).mean()
-            entropy = masked_entropy(logp_all, mask).mean()
-            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
-            for key, part in (("policy", pg_loss), ("value", v_loss), ("entropy", entropy)):
-                seen[key].append(part.item())
+            part = {k: t.index_select(0, mb) for k, t in tensors.items()}
+            loss, parts, kl, clipfrac = minibatch_loss(cfg, net, part, distill)
+            approx_kl = kl
+            clipfracs.append(clipfrac)
+            for key, value in parts.items():
+                seen.setdefault(key, []).append(value)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -255,6 +248,69 @@ def ppo_update(run: Run, batch: dict, returns: np.ndarray, device) -> dict:
             break
     return {**{key: float(np.mean(v)) for key, v in seen.items()},
             "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs))}
+
+
+def update_tensors(run: Run, batch: dict, returns: np.ndarray, device) -> dict:
+    """The batch as tensors for the update (features in the update's dtype; the prior's
+    block apart, in float32, when that dtype is bfloat16)."""
+    import torch
+
+    net = run.net
+    t = {"obs": torch.as_tensor(batch["obs"], device=device)}
+    if run.cfg.update_dtype == "bfloat16":  # the prior's block stays float32: it enters the logits directly
+        if net.prior:
+            t["prior"] = t["obs"][:, net.prior_offset:].contiguous()
+        t["obs"] = t["obs"].to(torch.bfloat16)
+    t["mask"] = torch.as_tensor(batch["mask"], device=device).bool()
+    t["act"] = torch.as_tensor(batch["action"], device=device)
+    t["logp"] = torch.as_tensor(batch["logp"], device=device)
+    t["adv"] = torch.as_tensor(batch["adv"], device=device)
+    t["ret"] = torch.as_tensor(run.ret_norm(returns).astype(np.float32), device=device)
+    t["val_old"] = torch.as_tensor(run.ret_norm(batch["value"]).astype(np.float32), device=device)
+    for key in ("priv", "btarget", "teacher"):
+        if key in batch:
+            t[key] = torch.as_tensor(batch[key].astype(np.int64 if key != "priv" else np.float32), device=device)
+    return t
+
+
+def minibatch_loss(cfg: Config, net, part: dict, distill: float) -> tuple:
+    """The loss of one minibatch: clipped policy loss, clipped value loss, entropy bonus,
+    and the recipe's belief and teacher losses; returns (loss, its parts, approx KL,
+    clip fraction)."""
+    import torch
+
+    from agents.ppo import masked_entropy
+
+    out = net.heads(part["obs"], part["mask"], part.get("prior"), part.get("priv"))
+    logits, new_value = out["logits"], out["value"]
+    logp_all = torch.log_softmax(logits, -1)
+    new_logp = logp_all.gather(-1, part["act"][:, None]).squeeze(-1)
+    log_ratio = new_logp - part["logp"]
+    ratio = log_ratio.exp()
+    with torch.no_grad():
+        approx_kl = ((ratio - 1) - log_ratio).mean()
+        clipfrac = ((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item()
+    adv = part["adv"]
+    if cfg.norm_adv and len(adv) > 1:
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+    val_old, ret = part["val_old"], part["ret"]
+    v_clipped = val_old + (new_value - val_old).clamp(-cfg.clip_coef, cfg.clip_coef)
+    v_loss = 0.5 * torch.max((new_value - ret) ** 2, (v_clipped - ret) ** 2).mean()
+    entropy = masked_entropy(logp_all, part["mask"]).mean()
+    loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+    parts = {"policy": pg_loss.item(), "value": v_loss.item(), "entropy": entropy.item()}
+    if out["belief"] is not None:
+        belief_loss = torch.nn.functional.cross_entropy(out["belief"].flatten(0, 1), part["btarget"].flatten())
+        loss = loss + cfg.belief_coef * belief_loss
+        parts["belief"] = belief_loss.item()
+    if distill > 0 and "teacher" in part:
+        labelled = part["teacher"] >= 0
+        if bool(labelled.any()):
+            teacher_loss = -logp_all[labelled].gather(-1, part["teacher"][labelled][:, None]).mean()
+            loss = loss + distill * teacher_loss
+            parts["teacher"] = teacher_loss.item()
+    return loss, parts, approx_kl, clipfrac
 
 
 # ====================================================================== logging

@@ -237,12 +237,13 @@ class Pool:
             if idx in self.snapshots:
                 from agents.ppo import policy_from_weights
 
-                net = policy_from_weights(self.snapshots[idx], tuple(self.cfg.hidden), self.cfg.prior, self.cfg.game)
+                net = policy_from_weights(self.snapshots[idx], tuple(self.cfg.hidden), self.cfg.prior, self.cfg.game,
+                                          critic=self.cfg.critic, belief=self.cfg.belief)
                 self.agents[idx] = net.to(device).eval()
             else:
                 from agents.registry import make_agent
 
-                self.agents[idx] = make_agent(self.names[idx], seed=self.cfg.seed + idx)
+                self.agents[idx] = make_agent(self.names[idx], game=self.cfg.game, seed=self.cfg.seed + idx)
         return self.agents[idx]
 
     def statistics(self) -> dict:

@@ -46,11 +46,21 @@ class RolloutWorker:
         self.cfg, self.index = cfg, index
         if net is None:  # weights arrive with every rollout: no random initialisation
             with torch.device("meta"):
-                net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, game=cfg.game)
+                net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, game=cfg.game, critic=cfg.critic,
+                                belief=cfg.belief)
             net = net.to_empty(device="cpu")
         self.net = net
         self.device = next(net.parameters()).device
         self.prior_bot = prior_agent(cfg.prior, cfg.game) if cfg.prior else None
+        self.extra = tuple(k for k, on in (("priv", cfg.critic == "privileged"), ("btarget", cfg.belief),
+                                           ("teacher", bool(cfg.teacher))) if on)
+        self.teacher = None
+        if cfg.teacher:
+            from agents.registry import make_agent
+
+            self.teacher = make_agent(cfg.teacher, game=cfg.game, seed=cfg.seed * 104729 + index)
+            self.teach_rng = np.random.default_rng([cfg.seed, index, 31])
+        self.teach = False  # the learner says, each rollout, whether the distillation phase is on
         self.pool = Pool(cfg)
         self.generator = torch.Generator(device=self.device).manual_seed(cfg.seed * 7919 + index)  # the learner's action sampling
         if state is not None:
@@ -73,10 +83,11 @@ class RolloutWorker:
         if weights is not None:
             self.net.load_state_dict(weights)
         self.pool.sync(pool_stats)
+        self.teach = bool(pool_stats.get("teach", False))
         self.ret_stats = ret_stats
         self.records: list[tuple[np.ndarray, np.ndarray]] = []
         self.episodes = 0
-        buf = Buffer(self.carry)
+        buf = Buffer(self.carry, self.extra)
         self.net.eval()
         uses_prior = np.array([self.pool.uses_prior(i) for i in range(len(self.pool.names))])
         # Rollouts run on one torch thread wherever they run: a float sum split over other
@@ -120,11 +131,15 @@ class RolloutWorker:
         prior_values = values if self.prior_bot is not None else None
         if len(lrn):
             feats = net.features(arena.obs[lrn], arena.mask[lrn], None if prior_values is None else values[lrn])
+            extra = self._recipe_data(arena, lrn)
+            priv = torch.as_tensor(extra["priv"], device=self.device).float() if "priv" in extra else None
             act, logp, value = net.act(torch.as_tensor(feats, device=self.device),
-                                       torch.as_tensor(arena.mask[lrn], device=self.device).bool(), generator=self.generator)
+                                       torch.as_tensor(arena.mask[lrn], device=self.device).bool(), generator=self.generator,
+                                       privileged=priv)
             act_np = act.cpu().numpy()
             actions[lrn] = act_np
-            idx = buf.add(feats, arena.mask[lrn], act_np, logp.cpu().numpy(), self._ret_denorm(value.cpu().numpy()))
+            idx = buf.add(obs=feats, mask=arena.mask[lrn], action=act_np, logp=logp.cpu().numpy(),
+                          value=self._ret_denorm(value.cpu().numpy()), **extra)
             seats = arena.seat[lrn]
             prev = arena.last[lrn, seats]
             linked = prev >= 0
@@ -144,6 +159,31 @@ class RolloutWorker:
                 actions[sel] = agent.act(torch.as_tensor(o, device=self.device), torch.as_tensor(arena.mask[sel], device=self.device).bool(),
                                          generator=self.generator)[0].cpu().numpy()
         self._apply(arena, actions, buf)
+
+    def _recipe_data(self, arena: Arena, lrn: np.ndarray) -> dict:
+        """What the training recipe keeps of the learner's decisions ``lrn`` besides the
+        transition: every hand from the acting seat (the privileged critic's input, as
+        uint8), each card's holder (the belief head's target) and the teacher's action
+        (-1 where it gives none: outside the distillation phase or not sampled)."""
+        out: dict = {}
+        if "priv" in self.extra or "btarget" in self.extra:
+            from agents.ppo import privileged_view
+            from agents.registry import training_of
+
+            held = training_of(self.cfg.game).held_cards(arena.venv)[lrn]
+            priv, target = privileged_view(held, arena.seat[lrn], self.net.belief_shape[1] - 1)
+            if "priv" in self.extra:
+                out["priv"] = priv.astype(np.uint8)  # 0/1: a quarter of the memory in the buffer
+            if "btarget" in self.extra:
+                out["btarget"] = target.astype(np.int8)
+        if "teacher" in self.extra:
+            labels = np.full(len(lrn), -1, np.int64)
+            if self.teach:
+                rows = np.flatnonzero(self.teach_rng.random(len(lrn)) < self.cfg.teacher_share)
+                if len(rows):
+                    labels[rows] = self.teacher.act_batch(arena.obs[lrn[rows]], arena.mask[lrn[rows]])
+            out["teacher"] = labels
+        return out
 
     def _apply(self, arena: Arena, actions: np.ndarray, buf: Buffer) -> None:
         """Play one step; credit rewards to the learner's open decisions, close finished
@@ -182,6 +222,8 @@ class RolloutWorker:
             "index": self.index, "arenas": [a.state() for a in self.arenas], "carry": to_plain(self.carry),
             "pool_rng": self.pool_rng.bit_generator.state, "generator": self.generator.get_state(),
             "bots": {i: generator_states(a) for i, a in self.pool.agents.items() if i not in self.pool.snapshots},
+            **({"teach_rng": self.teach_rng.bit_generator.state, "teacher": generator_states(self.teacher)}
+               if self.teacher is not None else {}),
         }
 
     def _load(self, state: dict) -> None:
@@ -191,6 +233,9 @@ class RolloutWorker:
         self.pool_rng.bit_generator.state = state["pool_rng"]
         self.generator.set_state(state["generator"])
         self._bot_states = state["bots"]
+        if self.teacher is not None:
+            self.teach_rng.bit_generator.state = state["teach_rng"]
+            set_generator_states(self.teacher, state["teacher"])
 
     def restore_bots(self, pool_stats: dict) -> None:
         """After a resume: rebuild the bots this worker had built, with their random states

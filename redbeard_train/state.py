@@ -93,7 +93,8 @@ def resume_run(run_dir: Path, asked: Config, device):
     cfg = resume_changes(saved, asked)
     if cfg != saved:  # a longer budget: the run directory's config says so
         (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
-    net = policy_from_weights(payload["net"], tuple(cfg.hidden), cfg.prior, cfg.game).to(device)
+    net = policy_from_weights(payload["net"], tuple(cfg.hidden), cfg.prior, cfg.game, critic=cfg.critic,
+                              belief=cfg.belief).to(device)
     optimizer = make_optimizer(net, cfg)
     optimizer.load_state_dict(payload["optimizer"])
     torch.set_rng_state(payload["torch_rng"])

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from redbeard_env.redbeard import handeval
-from redbeard_env.redbeard.cards import NUM_ACTIONS
+from redbeard_env.redbeard.cards import NUM_ACTIONS, NUM_CARDS
 from redbeard_env.redbeard.observation import MIN_PLAYERS, OBS_SIZE, OBS_SLICES, OFF, RULES_SIZE
 from redbeard_env.redbeard.rules import CHOICES, HAND_SIZE
 
@@ -81,3 +81,10 @@ def round_gain(info: dict, rounds: np.ndarray, prev_distance: np.ndarray, rules)
     gain = (prev_distance[rounds] - dist) / abs(rules.start_score)
     prev_distance[rounds] = dist
     return gain
+
+
+def held_cards(venv) -> np.ndarray:
+    """bool [B, n, 52]: who holds which card now in each game of Rödskägg's batch engine
+    (its hands are uint64 bitmasks per seat)."""
+    bits = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
+    return (venv.hands[:, :, None] & bits) != 0

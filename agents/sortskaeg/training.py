@@ -44,3 +44,8 @@ def round_gain(info: dict, rounds: np.ndarray, prev_distance: np.ndarray, rules)
     n = delta.shape[1]
     others = (delta.sum(1, keepdims=True) - delta) / max(n - 1, 1)
     return (delta - others) / SHAPING_SCALE
+
+
+def held_cards(venv) -> np.ndarray:
+    """bool [B, n, 42]: who holds which card now in each game of Sortskæg's batch engine."""
+    return np.asarray(venv.hands, dtype=bool)

@@ -1,0 +1,119 @@
+"""The training recipe's parts (issue 28): a privileged critic, a belief head and
+distillation from a teacher, each switchable, for every registered game; the policy never
+sees what only training may know, and runs with the parts resume to the bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import redbeard_train as train  # noqa: E402
+from agents.ppo import PolicyNet, load_checkpoint, privileged_view, save_checkpoint  # noqa: E402
+from agents.registry import training_of  # noqa: E402
+from redbeard_env.registry import game_named, registered_games  # noqa: E402
+from redbeard_train.loop import distill_weight  # noqa: E402
+
+from test_train import load, resumes_exactly_and_differs  # noqa: E402
+
+
+def test_privileged_view_is_every_hand_from_the_acting_seat():
+    # 3 players, 4 cards: seat 0 holds card 0, seat 1 cards 1 and 2, seat 2 nothing; card 3 in no hand
+    held = np.zeros((2, 3, 4), bool)
+    held[:, 0, 0] = held[:, 1, 1] = held[:, 1, 2] = True
+    priv, target = privileged_view(held, np.array([0, 1]), max_seats=4)
+    assert priv.shape == (2, 16) and priv.dtype == np.float32
+    # acting seat 0: relative positions 0, 1, 2 are seats 0, 1, 2 (position 3 padding)
+    assert priv[0].reshape(4, 4).tolist() == [[1, 0, 0, 0], [0, 1, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+    assert target[0].tolist() == [0, 1, 1, 4]
+    # acting seat 1: its own hand first, then seat 2, then seat 0
+    assert priv[1].reshape(4, 4).tolist() == [[0, 1, 1, 0], [0, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]]
+    assert target[1].tolist() == [2, 0, 0, 4]
+
+
+@pytest.mark.parametrize("game", registered_games())
+def test_held_cards_match_the_reference_game(game):
+    info = game_named(game)
+    venv = info.vector_env(num_envs=4, num_players=info.player_range[0] + 1, rules=info.default_rules, seed=2)
+    venv.reset()
+    held = training_of(game).held_cards(venv)
+    for b in range(4):
+        g = venv.export_game(b)
+        want = np.zeros_like(held[b])
+        for seat, hand in enumerate(g.hands):
+            want[seat, list(hand)] = True
+        assert np.array_equal(held[b], want)
+
+
+@pytest.mark.parametrize("game", registered_games())
+def test_the_policy_never_sees_the_privileged_input(game):
+    net = PolicyNet(hidden=(16,), game=game, critic="privileged", belief=True)
+    B, info = 5, game_named(game)
+    obs = torch.randn(B, net.obs_size)
+    mask = torch.ones(B, info.num_actions, dtype=torch.bool)
+    a = net.heads(obs, mask, privileged=torch.zeros(B, net.privileged_size))
+    b = net.heads(obs, mask, privileged=torch.ones(B, net.privileged_size))
+    assert torch.equal(a["logits"], b["logits"]) and torch.equal(a["belief"], b["belief"])  # policy and belief: same
+    assert not torch.equal(a["value"], b["value"])  # the critic reads it
+    assert a["belief"].shape == (B, info.parts.cards.NUM_CARDS, info.player_range[1] + 1)
+    assert net(obs, mask)[1] is None  # no privileged input: no value (inference needs none)
+    plain = PolicyNet(hidden=(16,), game=game)
+    # the defaults keep the shipped policies' weights; the privileged critic replaces the value head
+    assert set(plain.state_dict()) - {"value.weight", "value.bias"} < set(net.state_dict())
+    assert {k for k in plain.state_dict() if k.startswith("value.")} == {"value.weight", "value.bias"}
+
+
+def test_a_recipe_checkpoint_plays_as_a_bot(tmp_path):
+    net = PolicyNet(hidden=(8,), critic="privileged", belief=True)
+    save_checkpoint(tmp_path / "p.pt", net)
+    loaded, payload = load_checkpoint(str(tmp_path / "p.pt"))
+    assert (payload["critic"], payload["belief"]) == ("privileged", True) and loaded.belief
+    from agents import make_agent
+
+    env_obs = np.zeros((1, game_named("redbeard").obs_size), np.float32)
+    mask = np.zeros((1, 69), np.int8)
+    mask[0, 52] = 1
+    assert make_agent(f"ppo:{tmp_path / 'p.pt'}").act_batch(env_obs, mask).tolist() == [52]
+
+
+def test_distillation_weight_falls_to_zero():
+    cfg = train.load_config("smoke")
+    assert distill_weight(cfg, 0.0) == 0.0  # no teacher
+    import dataclasses
+
+    cfg = dataclasses.replace(cfg, teacher="heuristic", distill_frac=0.5, distill_coef=2.0)
+    assert distill_weight(cfg, 0.0) == 2.0 and distill_weight(cfg, 0.25) == 1.0 and distill_weight(cfg, 0.5) == 0.0
+
+
+@pytest.mark.parametrize("option", [["--critic", "privileged"], ["--belief", "True"],
+                                    ["--teacher", "heuristic", "--distill-frac", "0.6", "--teacher-share", "0.5"]])
+def test_each_part_trains_and_resumes_exactly(tmp_path, option):
+    a = resumes_exactly_and_differs(tmp_path, option)
+    if option[0] == "--critic":
+        assert "critic.0.weight" in a["net"] and "value.weight" not in a["net"]
+    if option[0] == "--belief":
+        assert "belief_net.0.weight" in a["net"]
+
+
+def test_a_recipe_run_of_the_second_game(tmp_path):
+    import dataclasses
+
+    cfg = dataclasses.replace(train.load_config("smoke"), game="sortskaeg", rules="sortskaeg", opponents=["random"],
+                              overrides={"hand_sizes": (2, 1)}, prior="", critic="privileged", belief=True,
+                              teacher="heuristic", distill_frac=1.0, run_dir=str(tmp_path), total_steps=64 * 16 * 3)
+    out = train.train(cfg, quiet=True)
+    assert out["updates"] == 3 and {"belief", "teacher"} <= set(out["losses"])
+    assert all(np.isfinite(v) for v in out["losses"].values())
+    state = load(tmp_path.glob("*/checkpoint.pt").__next__())
+    assert "critic.0.weight" in state["net"]
+
+
+def test_bad_recipe_values_are_refused(tmp_path):
+    from redbeard_train.config import ConfigError, from_dict
+
+    for changes, field in (({"critic": "oracle"}, "critic"), ({"distill_frac": 0.5}, "distill_frac"),
+                           ({"teacher": "nosuchbot"}, "teacher"), ({"teacher_share": 0.0}, "teacher_share"),
+                           ({"belief_coef": -1}, "belief_coef")):
+        with pytest.raises(ConfigError, match=f"'{field}'"):
+            from_dict(changes)
