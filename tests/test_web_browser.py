@@ -53,10 +53,11 @@ def launch(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
 
 
-def start_game(page, url: str, opponents: str, seed: int, overrides: str = "", delay: int = 0) -> None:
+def start_game(page, url: str, opponents: str, seed: int, overrides: str = "", delay: int = 0,
+               game: str = "redbeard:classic") -> None:
     page.goto(f"{url}/?delay={delay}")
     page.wait_for_selector("#bot-list option", state="attached")  # options loaded from the API
-    page.select_option("#opt-rules", "classic")
+    page.select_option("[data-testid=game]", game)
     page.select_option("#opt-players", "4")
     page.select_option("#opt-seat", "0")
     page.fill("#opt-opponents", opponents)
