@@ -2,9 +2,12 @@
 
 API (JSON in, JSON out; errors are ``{"error": "..."}``)::
 
-    GET  /api/options                    presets (every Rules field), allowed values, bots
-    POST /api/games                      {"rules", "players", "seat", "opponents", "seed", "overrides"}
-                                         -> the human's view (bots before the human have moved)
+    GET  /api/options[?game=G]           every registered game ("games": name, title, presets with
+                                         every Rules field, allowed values, players, bots, how the
+                                         page draws its cards); the first (or G) also at the top level
+    POST /api/games                      {"game", "rules", "players", "seat", "opponents", "seed",
+                                         "overrides"} -> the human's view (bots before the human have
+                                         moved); "game" defaults to the first registered game
     GET  /api/games/{id}                 -> the view (events: moves since the last view)
     POST /api/games/{id}/actions         {"action": "play:AS"} -> the new view (the bots have moved)
     GET  /api/games/{id}/hint?bot=SPEC   -> {"bot", "action", "kind", "values"} for your decision
@@ -40,9 +43,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from redbeard_env.records import rules_dict
-from redbeard_env.redbeard.rules import CHOICES, INT_RANGES, MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from redbeard_env.registry import game_named, registered_games
 
-from .session import NotFinished, suggested_bots
+from .session import DEFAULT_PLAYERS, NotFinished, suggested_bots, views_of
 from .store import Busy, GameStore, StoreFull, UnknownId
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -99,6 +102,35 @@ async def _call(fn, *args) -> JSONResponse:
         return _error(400, str(exc))
 
 
+def game_options(name: str) -> dict:
+    """What the page needs to offer and draw one game."""
+    game = game_named(name)
+    rules = game.parts.rules
+    lo, hi = game.player_range
+    return {
+        "name": game.name,
+        "title": game.title,
+        "default_rules": game.default_rules,
+        "presets": {preset: rules_dict(r) for preset, r in game.presets.items()},
+        "choices": {k: list(v) for k, v in getattr(rules, "CHOICES", {}).items()},
+        "ranges": {k: list(v) for k, v in getattr(rules, "INT_RANGES", {}).items()},
+        "players": [lo, hi],
+        "default_players": min(max(DEFAULT_PLAYERS, lo), hi),
+        "bots": suggested_bots(name),
+        **views_of(game).page_info(),
+    }
+
+
+def all_options(first: str | None = None) -> dict:
+    """Every game's options; ``first`` (default: the first registered game) also at the top
+    level, as the API gave them when it had one game."""
+    games = [game_options(name) for name in registered_games()]
+    first = game_named(first or registered_games()[0]).name
+    top = next(g for g in games if g["name"] == first)
+    return {"games": games, "default_game": registered_games()[0],
+            **{k: top[k] for k in ("presets", "choices", "ranges", "players", "bots")}}
+
+
 def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS) -> Starlette:
     """The ASGI app. ``allowed_hosts=None`` serves any Host header (for a public --host)."""
     store = GameStore() if store is None else store
@@ -107,13 +139,7 @@ def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] | No
         return FileResponse(STATIC_DIR / "index.html", headers=SECURITY_HEADERS)
 
     async def options(request: Request) -> JSONResponse:
-        return _ok({
-            "presets": {name: rules_dict(r) for name, r in PRESETS.items()},
-            "choices": {k: list(v) for k, v in CHOICES.items()},
-            "ranges": {k: list(v) for k, v in INT_RANGES.items()},
-            "players": [MIN_PLAYERS, MAX_PLAYERS],
-            "bots": suggested_bots(),
-        })
+        return await _call(all_options, request.query_params.get("game"))
 
     async def new_game(request: Request) -> JSONResponse:
         return await _call(store.create, await _json_body(request))

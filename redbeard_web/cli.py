@@ -26,7 +26,7 @@ def _is_loopback(host: str) -> bool:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="redbeard-web", description="Play Rödskägg against the bots in a browser.")
+    p = argparse.ArgumentParser(prog="redbeard-web", description="Play the family's card games against the bots in a browser.")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--records", default=None, metavar="FILE",

@@ -90,22 +90,30 @@ class GameStore:
     def _add(self, make: Callable[[str], Any]) -> Any:
         key = secrets.token_hex(8)
         entry = make(key)  # built outside the store lock (a bot may load a checkpoint)
+        self._insert(key, entry)
+        return entry
+
+    def _insert(self, key: str, entry: Any) -> None:
         with self._lock:
             self._make_room()
             self._entries[key] = entry
-        return entry
 
     # ------------------------------------------------------------ games
     def create(self, body: Any) -> dict:
         """A new game from a request body; returns the human's first view (bots that act
-        before the human have moved)."""
+        before the human have moved). A refused request stores nothing: the settings, every
+        bot and the bots' first moves are checked before the game is stored."""
         opts = parse_new_game(body)
         for spec in set(opts["agents"]) - {HUMAN}:
-            self.bots.get(spec)  # a spec that cannot be built fails here, before a game is stored
-        session = self._add(lambda key: GameSession(key, opts["rules"], opts["players"], opts["seat"], opts["agents"],
-                                                    opts["seed"], self.bots, clock=self.clock, app=self.app))
+            self.bots.get(spec, opts["game"])  # a spec that cannot be built fails here
+        with self._lock:
+            self._make_room()  # StoreFull now, before the bots think
+        key = secrets.token_hex(8)
+        session = GameSession(key, opts["rules"], opts["players"], opts["seat"], opts["agents"], opts["seed"],
+                              self.bots, clock=self.clock, app=self.app)
         with self.locked(session):
-            session.run_bots()
+            session.run_bots()  # a bot failing on its first moves: the game is not stored
+            self._insert(key, session)
             self._save_if_finished(session)
             return session.view()
 

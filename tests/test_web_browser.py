@@ -1,7 +1,8 @@
 """End to end in a real headless browser: Playwright for Python driving Debian's Chromium
 (``apt-get install -y chromium``; Playwright's own browser download is not used). The
 test starts a game on the page, plays it to the end by clicking, saves a screenshot, and
-opens the replay with every hand face up.
+opens the replay with every hand face up; then the same for every other registered game
+(Sortskæg).
 
 Skipped, with the reason, when Playwright or /usr/bin/chromium is missing (``.ci/run``
 installs both). Run as a script to make the README screenshot of a game in progress::
@@ -46,6 +47,12 @@ def _skip_reason() -> str | None:
     return None
 
 
+def _registered_games() -> tuple[str, ...]:
+    import redbeard_env
+
+    return redbeard_env.registered_games()
+
+
 pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
 
 
@@ -53,10 +60,11 @@ def launch(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
 
 
-def start_game(page, url: str, opponents: str, seed: int, overrides: str = "", delay: int = 0) -> None:
+def start_game(page, url: str, opponents: str, seed: int, overrides: str = "", delay: int = 0,
+               game: str = "redbeard:classic") -> None:
     page.goto(f"{url}/?delay={delay}")
     page.wait_for_selector("#bot-list option", state="attached")  # options loaded from the API
-    page.select_option("#opt-rules", "classic")
+    page.select_option("[data-testid=game]", game)
     page.select_option("#opt-players", "4")
     page.select_option("#opt-seat", "0")
     page.fill("#opt-opponents", opponents)
@@ -131,6 +139,72 @@ def test_play_a_full_game_by_clicking(tmp_path):
             page.set_input_files("#open-record", str(saved))
             expect(page.locator("#rp-pos")).to_have_text(f"move 0 of {len(record['actions'])}")
             assert page.locator("#rp-seats .seat .card").count() == 24
+        finally:
+            browser.close()
+    assert errors == []
+
+
+OTHER_GAMES = _registered_games()[1:]  # the first game is played above, with more checks
+
+
+@pytest.mark.parametrize("game", OTHER_GAMES)
+def test_play_a_whole_game_of_every_other_game_by_clicking(tmp_path, game):
+    """Sortskæg (and any later game) in the page: the game chosen in the game selector, its
+    cards drawn from the server's card faces, every move clicked to the end, the score sheet
+    with a row per round, the record downloaded and replayed with every hand."""
+    from playwright.sync_api import expect, sync_playwright
+
+    import redbeard_env
+    from redbeard_env.records import load_records
+    from redbeard_web.app import create_app, game_options
+    from redbeard_web.session import BotPool
+    from redbeard_web.store import GameStore
+    from test_web_server import LiveServer
+
+    info = redbeard_env.game_named(game)
+    faces = game_options(game)["cards"]
+    players = min(max(4, info.player_range[0]), info.player_range[1])
+    errors: list[str] = []
+    with LiveServer(create_app(GameStore(BotPool()))) as live, sync_playwright() as p:
+        browser = launch(p)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 950})
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            start_game(page, live.url, "heuristic", seed=11, game=f"{game}:{info.default_rules}")
+            page.wait_for_selector(MOVE_OR_END)
+            expect(page.locator("#title")).to_have_text(info.title)
+            assert page.locator("#others .seat").count() == players - 1
+            cards = page.locator("[data-testid=hand] [data-card]")
+            assert cards.count() > 0
+            for k in range(cards.count()):  # the game's cards, drawn with the game's faces
+                name = cards.nth(k).get_attribute("data-card")
+                assert name in faces and faces[name][2] in cards.nth(k).get_attribute("class").split()
+            assert page.locator("[data-testid=question]").inner_text()
+            bids = set()
+
+            def note_bids(page) -> bool:
+                bids.update(t for t in page.locator("#others .call").all_inner_texts() if t)
+                return False
+
+            clicks = click_moves(page, random.Random(11), 3000, stop=note_bids)
+            summary = page.inner_text("[data-testid=game-over]")
+            assert "win" in summary, summary
+            assert clicks > 10 and bids  # the others' bids were on the table
+            with page.expect_download() as download:
+                page.click("#download-record")
+            saved = tmp_path / "game.jsonl"
+            download.value.save_as(saved)
+            (record,) = load_records(saved)  # replays exactly
+            assert record["game"] == game and record["seed"] == 11 and record["agents"][0] == "human"
+            assert page.locator("#sheet tbody tr").count() == len(record["rounds"])
+            page.click("#replay-record")
+            page.wait_for_selector("#rp-seats .seat")
+            assert page.locator("#rp-seats .seat").count() == players
+            dealt = sum(len(h) for h in record["deals"][0]["hands"])
+            assert page.locator("#rp-seats .seat .card").count() == dealt
+            page.click("#rp-last")
+            expect(page.locator("#rp-status")).to_contain_text("win")
         finally:
             browser.close()
     assert errors == []

@@ -1,28 +1,20 @@
-// Rödskägg page: talks to the JSON API of redbeard_web.app; no build step, no libraries.
-// Every clickable move carries data-action="<SPEC action name>" (tests click by it).
+// The game page: talks to the JSON API of redbeard_web.app; no build step, no libraries.
+// It knows no game: every game's card faces, move labels and texts come from the server
+// (/api/options and the views). Every clickable move carries data-action="<action name>"
+// (tests click by it); every card carries data-card="<card name>".
 "use strict";
 
-const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const RED = new Set(["H", "D"]);
-const ACTION_LABEL = {
-  pass: "Pass", redbeard: "Rödskägg!", keep: "Keep hand", redeal: "Throw in (redeal)",
-  look: "Look at it", no_look: "Don't look", ask: "Ask: who joins?", skip: "Skip the question",
-  join: "Join", fold: "Fold",
-};
-const REASON = {
-  trick: "trick", look: "look", bid_over_score: "bid over score", forget: "skipped question",
-  contract: "contract failed", joiner_fail: "joined without a trick", zero_trick: "no trick",
-  redbeard_zero: "Rödskägg made",
-};
-
 const state = {
-  options: null,
+  options: null,      // /api/options
+  games: {},          // game name -> its options (presets, players, bots, card faces, labels)
+  game: null,         // the game of the form
   view: null,         // the last view from the server
   busy: false,        // a request or the bots' moves are being shown
   skip: false,        // show the rest of the bots' moves at once
   delay: 600,
-  replay: null,       // {id, steps, frame}
+  replay: null,       // {id, steps, step, game}
   record: null,       // the finished game's record, once fetched
+  lastBody: null,     // the last new-game request (for "Play again")
 };
 
 const $ = (id) => document.getElementById(id);
@@ -47,17 +39,21 @@ async function pause(ms) {
 }
 
 // ------------------------------------------------------------------ cards and names
-function cardNode(name, opts = {}) {
-  const rank = name[0] === "T" ? "10" : name[0];
-  const suit = name[1];
+function gameInfo(game) {
+  return state.games[game] || { cards: {}, labels: {}, prefixes: {} };
+}
+
+// A card as the game draws it: [label, mark, css class] from the server's card faces.
+function cardNode(name, game, opts = {}) {
+  const [label, mark, cls] = gameInfo(game).cards[name] || [name, "", ""];
   const tag = opts.action ? "button" : "span";
   const node = el(tag, {
-    class: "card" + (RED.has(suit) ? " red" : "") + (opts.extra ? " " + opts.extra : ""),
+    class: "card " + cls + (opts.extra ? " " + opts.extra : ""),
     "data-action": opts.action || null,
     "data-card": name,
     type: opts.action ? "button" : null,
-    title: opts.title || null,
-  }, el("span", { class: "rank", text: rank }), el("span", { class: "suit", text: SUIT_SYMBOL[suit] }));
+    title: opts.title || name,
+  }, el("span", { class: "rank", text: label }), el("span", { class: "suit", text: mark }));
   if (opts.action) {
     node.disabled = !!opts.disabled;
     node.addEventListener("click", () => act(opts.action));
@@ -65,21 +61,24 @@ function cardNode(name, opts = {}) {
   return node;
 }
 
-function actionLabel(name) {
-  if (name.startsWith("bid:")) return "Bid " + name.slice(4);
-  if (name.startsWith("play:")) return "Play " + name.slice(5);
-  return ACTION_LABEL[name] || name;
-}
-
-function callText(call) {
-  if (call === null || call === undefined) return "";
-  if (call === "pass") return "pass";
-  if (call === "redbeard") return "Rödskägg";
-  return "bid " + call.slice(4);
+function actionLabel(name, game) {
+  const info = gameInfo(game);
+  if (info.labels[name]) return info.labels[name];
+  for (const [prefix, label] of Object.entries(info.prefixes)) {
+    if (name.startsWith(prefix)) return label + name.slice(prefix.length);
+  }
+  return name;
 }
 
 function seatName(seat, you) {
   return seat === you ? "You" : "player_" + seat;
+}
+
+// The card a move is about ("play:AS", "discard:Y10" -> the card), or null.
+function cardOf(action, hand) {
+  const i = action.indexOf(":");
+  const card = i < 0 ? null : action.slice(i + 1);
+  return card !== null && hand.includes(card) ? card : null;
 }
 
 // ------------------------------------------------------------------ API
@@ -105,16 +104,43 @@ function showError(message) {
 // ------------------------------------------------------------------ new game form
 function fillOptions(opts) {
   state.options = opts;
-  const rules = $("opt-rules");
-  for (const name of Object.keys(opts.presets)) rules.append(el("option", { value: name, text: name }));
-  const players = $("opt-players");
-  for (let n = opts.players[0]; n <= opts.players[1]; n++) {
-    players.append(el("option", { value: n, text: n, selected: n === 4 }));
+  const select = $("opt-game");
+  for (const g of opts.games) {
+    state.games[g.name] = g;
+    const presets = Object.keys(g.presets);
+    const group = el("optgroup", { label: g.title });
+    for (const preset of presets) {
+      group.append(el("option", { value: `${g.name}:${preset}`, text: presets.length > 1 ? preset : g.title,
+        selected: g.name === opts.default_game && preset === g.default_rules }));
+    }
+    select.append(group);
   }
-  const list = $("bot-list");
-  for (const b of opts.bots) list.append(el("option", { value: b }));
-  $("opt-opponents").value = opts.bots[0];
-  $("hint-bot").value = opts.bots.includes("heuristic") ? "heuristic" : opts.bots[0];
+  selectGame(true);
+}
+
+// The form follows the chosen game: players range, seats, the bots it offers, the intro.
+function selectGame(force = false) {
+  const [game] = $("opt-game").value.split(":");
+  const changed = game !== state.game;
+  state.game = game;
+  const g = state.games[game];
+  if (!g) return;
+  const players = $("opt-players");
+  const keep = Number(players.value);
+  players.replaceChildren();
+  const chosen = keep >= g.players[0] && keep <= g.players[1] && !force ? keep : g.default_players;
+  for (let n = g.players[0]; n <= g.players[1]; n++) {
+    players.append(el("option", { value: n, text: n, selected: n === chosen }));
+  }
+  if (changed || force) {
+    const list = $("bot-list");
+    list.replaceChildren();
+    for (const b of g.bots) list.append(el("option", { value: b }));
+    $("opt-opponents").value = g.bots[0] || "heuristic";
+    $("hint-bot").value = g.bots.includes("heuristic") ? "heuristic" : g.bots[0] || "random";
+    $("title").textContent = g.title;
+    $("intro-game").textContent = g.intro || "";
+  }
   fillSeats();
 }
 
@@ -126,33 +152,39 @@ function fillSeats() {
   for (let s = 0; s < n; s++) seat.append(el("option", { value: s, text: s, selected: String(s) === keep }));
 }
 
+// "start_score=6 leader=trick_winner hand_sizes=3,2,1" -> an object of Rules fields.
 function parseOverrides(text) {
   const out = {};
-  for (const item of text.split(/[\s,;]+/).filter(Boolean)) {
+  for (const item of text.split(/[\s;]+|,(?=\s*[A-Za-z_]\w*=)/).filter(Boolean)) {
     const eq = item.indexOf("=");
     if (eq <= 0) throw new Error(`an override is field=value (e.g. start_score=6), got "${item}"`);
-    const key = item.slice(0, eq);
-    const raw = item.slice(eq + 1);
-    let value = raw;
-    if (/^-?\d+$/.test(raw)) value = Number(raw);
-    else if (/^(true|True)$/.test(raw)) value = true;
-    else if (/^(false|False)$/.test(raw)) value = false;
-    else if (/^(null|None)$/.test(raw)) value = null;
-    out[key] = value;
+    out[item.slice(0, eq)] = parseValue(item.slice(eq + 1));
   }
   return out;
 }
 
+function parseValue(raw) {
+  if (/^-?\d+$/.test(raw)) return Number(raw);
+  if (/^(true|True)$/.test(raw)) return true;
+  if (/^(false|False)$/.test(raw)) return false;
+  if (/^(null|None)$/.test(raw)) return null;
+  const list = raw.replace(/^[([]|[)\]]$/g, "");
+  if (/^-?\d+(,-?\d+)+,?$/.test(list)) return list.split(",").filter(Boolean).map(Number);
+  return raw;
+}
+
 async function newGame(event) {
-  event.preventDefault();
+  if (event) event.preventDefault();
   if (state.busy) return;
   showError("");
   let body;
   try {
     const seedText = $("opt-seed").value.trim();
     if (seedText && !/^\d+$/.test(seedText)) throw new Error("the seed is a whole number (or empty for a random one)");
+    const [game, rules] = $("opt-game").value.split(":");
     body = {
-      rules: $("opt-rules").value,
+      game,
+      rules,
       players: Number($("opt-players").value),
       seat: Number($("opt-seat").value),
       opponents: $("opt-opponents").value.trim() || "heuristic",
@@ -163,7 +195,12 @@ async function newGame(event) {
     showError(e.message);
     return;
   }
+  await startGame(body);
+}
+
+async function startGame(body) {
   state.busy = true;
+  state.lastBody = body;
   $("game-over").hidden = true;
   state.record = null;
   state.view = null;
@@ -211,10 +248,10 @@ async function act(action) {
 async function show(view) {
   state.busy = true;
   const you = view.your_seat;
-  const previous = state.view;
   state.view = Object.assign({}, view, { legal: [] });  // nothing clickable while moves play
+  $("title").textContent = view.title;
   renderControls();
-  renderSheet(view.sheet, view.players, you, $("sheet"));
+  renderSheet(view.sheet_view, $("sheet"));
   if (view.events_skipped) {
     $("log").append(el("li", { class: "effects", text: `… ${view.events_skipped} earlier moves not shown` }));
   }
@@ -224,10 +261,10 @@ async function show(view) {
   for (const ev of view.events) {
     logEvent(ev, you);
     const end = ev.effects.find((e) => e.type === "round_end");
-    if (end) showRoundResult(end, ev.effects, you);
+    if (end) showRoundResult(end);
     if (state.skip) continue;
     const mine = ev.seat === you;
-    renderTable(ev.table, you, view.agents, ev);
+    renderTable(ev.table, view, ev);
     renderHand(ev.table.your_hand, [], view);
     if (state.delay > 0 && !mine) {
       const trickDone = ev.effects.some((e) => e.type === "trick");
@@ -237,19 +274,18 @@ async function show(view) {
   $("skip").hidden = true;
   state.view = view;
   state.busy = false;
-  render(view, previous);
+  render(view);
 }
 
 function render(view) {
-  const you = view.your_seat;
-  renderTable(view.table, you, view.agents, null);
+  renderTable(view.table, view, null);
   renderControls();
-  renderSheet(view.sheet, view.players, you, $("sheet"));
+  renderSheet(view.sheet_view, $("sheet"));
   const seen = $("seen");
   seen.replaceChildren();
-  if (view.seen_thrown.length) {
-    seen.append(el("span", { class: "muted", text: "Thrown-in cards you have seen: " }));
-    for (const c of view.seen_thrown) seen.append(cardNode(c, { extra: "small" }));
+  for (const note of view.card_notes || []) {
+    seen.append(el("span", { class: "muted", text: note.label + ": " }));
+    for (const c of note.cards) seen.append(cardNode(c, view.game, { extra: "small" }));
   }
   if (view.finished) showGameOver(view);
 }
@@ -262,9 +298,9 @@ function renderControls() {
   const actions = $("actions");
   actions.replaceChildren();
   for (const name of view.legal) {
-    if (name.startsWith("play:")) continue;
+    if (cardOf(name, view.hand)) continue;  // a card move: the card in the hand is its button
     const b = el("button", { type: "button", class: "move " + name.replace(/:.*/, ""), "data-action": name,
-      text: actionLabel(name) });
+      text: actionLabel(name, view.game) });
     b.disabled = !legal.includes(name);
     b.addEventListener("click", () => act(name));
     actions.append(b);
@@ -273,52 +309,42 @@ function renderControls() {
   $("hint-button").disabled = state.busy || !view.legal.length;
 }
 
+// The hand; a card that a legal move is about is a button for that move.
 function renderHand(hand, legal, view) {
   const node = $("hand");
   node.replaceChildren();
-  const playing = view && ["play", "duel"].includes(view.phase);
+  const moves = {};
+  for (const name of (view && view.legal) || []) {
+    const card = cardOf(name, hand);
+    if (card) moves[card] = name;
+  }
   for (const c of hand) {
-    const action = "play:" + c;
-    const enabled = legal.includes(action);
-    node.append(cardNode(c, { action: playing && view.legal.includes(action) ? action : null,
-      disabled: !enabled, extra: enabled ? "playable" : "" }));
+    const action = moves[c] || null;
+    const enabled = action !== null && legal.includes(action);
+    node.append(cardNode(c, view.game, { action, disabled: !enabled, extra: enabled ? "playable" : "",
+      title: action ? actionLabel(action, view.game) : c }));
   }
 }
 
 function questionText(view, busy) {
-  const t = view.table;
   if (view.finished) return "The game is over.";
   if (busy) return "";
   if (!view.legal.length) return `Waiting for player_${view.to_act} …`;
-  switch (view.phase) {
-    case "redeal": return "Your hand has no face card: keep it, or throw it in for a new one?";
-    case "look": return `player_${t.thrower} threw in a hand. Look at it? If it held no face card you pay +5, otherwise they do.`;
-    case "bid": return t.high_bid ? `Your call: the highest bid is ${callText(t.high_bid)} (player_${t.declarer}).` : "Your call: nobody has bid yet.";
-    case "ask": return "You are the declarer: ask the others whether they join, or skip the question?";
-    case "join": return "Do you join the last tricks, or fold?";
-    case "play": case "duel": return t.trick.length ? "Your card: follow suit if you can." : "Your lead.";
-  }
-  return "";
+  return view.question || "Your move.";
 }
 
 // ------------------------------------------------------------------ the table
-function seatPanel(p, you, agents, opts = {}) {
-  const flags = [];
-  if (p.dealer) flags.push(el("span", { class: "flag dealer", title: "dealer", text: "D" }));
-  if (p.declarer) flags.push(el("span", { class: "flag declarer", title: "declarer", text: "★" }));
-  if (p.joiner) flags.push(el("span", { class: "flag", text: "joined" }));
-  if (p.bounced) flags.push(el("span", { class: "flag", text: "bounced" }));
-  if (!p.active) flags.push(el("span", { class: "flag out", text: "out" }));
-  else if (!p.in_round) flags.push(el("span", { class: "flag out", text: "folded" }));
-  if (p.winner) flags.push(el("span", { class: "flag winner", text: "winner" }));
+function seatPanel(p, you, agents, game, opts = {}) {
+  const flags = (p.flags || []).map((f) => el("span", { class: "flag " + (f.class || ""), title: f.title || null,
+    text: f.text }));
   const cls = ["seat"];
   if (p.to_act) cls.push("to-act");
   if (p.seat === you) cls.push("you");
-  if (!p.active || !p.in_round) cls.push("inactive");
+  if (p.inactive) cls.push("inactive");
   if (opts.moved) cls.push("moved");
   const backs = el("div", { class: "backs", title: `${p.hand_size} cards` });
   if (opts.hand) {
-    for (const c of opts.hand) backs.append(cardNode(c, { extra: "small" }));
+    for (const c of opts.hand) backs.append(cardNode(c, game, { extra: "small" }));
   } else if (p.seat !== you) {
     for (let i = 0; i < p.hand_size; i++) backs.append(el("span", { class: "back" }));
   }
@@ -326,29 +352,31 @@ function seatPanel(p, you, agents, opts = {}) {
     el("div", { class: "name" }, el("b", { text: p.name || seatName(p.seat, you) }),
       el("span", { class: "agent", text: agents[p.seat] === "human" ? "" : " " + agents[p.seat] })),
     el("div", { class: "score", title: "score", text: p.score }),
-    el("div", { class: "line" }, el("span", { class: "call", text: callText(p.call) }),
+    el("div", { class: "line" }, el("span", { class: "call", text: p.call_text || "" }),
       el("span", { class: "tricks", text: p.tricks ? `tricks ${p.tricks}` : "" })),
     el("div", { class: "flags" }, ...flags),
     backs,
     opts.moveText ? el("div", { class: "said", text: opts.moveText }) : null);
 }
 
-function renderTable(table, you, agents, ev) {
+function renderTable(table, view, ev) {
+  const you = view.your_seat;
   const n = table.players.length;
   const others = $("others");
   others.replaceChildren();
   for (let k = 1; k < n; k++) {   // clockwise from your left
     const p = table.players[(you + k) % n];
     const moved = ev && ev.seat === p.seat;
-    others.append(seatPanel(p, you, agents, { moved, moveText: moved ? shortMove(ev.action) : null }));
+    others.append(seatPanel(p, you, view.agents, view.game, { moved, moveText: moved ? ev.said : null }));
   }
-  $("me").replaceChildren(seatPanel(table.players[you], you, agents,
-    { moved: ev && ev.seat === you, moveText: ev && ev.seat === you ? shortMove(ev.action) : null }));
-  renderTrick($("trick"), $("trick-note"), table, you);
-  setStatus(statusText(table, you));
+  const mine = ev && ev.seat === you;
+  $("me").replaceChildren(seatPanel(table.players[you], you, view.agents, view.game,
+    { moved: mine, moveText: mine ? ev.said : null }));
+  renderTrick($("trick"), $("trick-note"), table, you, view.game);
+  setStatus(table.status.join(" · "));
 }
 
-function renderTrick(node, note, table, you) {
+function renderTrick(node, note, table, you, game) {
   node.replaceChildren();
   let cards = table.trick;
   let winner = null;
@@ -357,48 +385,19 @@ function renderTrick(node, note, table, you) {
     winner = table.last_trick.winner;
     note.textContent = `${seatName(winner, you)} ${winner === you ? "win" : "wins"} the trick`;
   } else {
-    note.textContent = table.phase === "play" || table.phase === "duel"
-      ? `trick ${table.tricks_done + 1} of 6` : "";
+    note.textContent = table.trick_note || "";
   }
   for (const { seat, card } of cards) {
     node.append(el("div", { class: "played" + (winner === seat ? " won" : "") + (winner !== null ? " old" : "") },
-      cardNode(card), el("div", { class: "who", text: seatName(seat, you) })));
+      cardNode(card, game), el("div", { class: "who", text: seatName(seat, you) })));
   }
 }
 
 // The round's result, shown on the table until the player's next move.
-function showRoundResult(end, effects, you) {
+function showRoundResult(end) {
   const box = $("round-result");
-  let text;
-  if (end.declarer === null) {
-    text = `Round ${end.round}: everyone passed.`;
-  } else {
-    const who = seatName(end.declarer, you);
-    const failed = effects.some((e) => e.type === "score" && e.reason === "contract" && e.seat === end.declarer);
-    const made = end.bid === "redbeard" ? end.tricks[end.declarer] === 6 : !failed;
-    const bid = end.bid === "redbeard" ? "called Rödskägg" : `bid ${end.bid.slice(4)}`;
-    text = `Round ${end.round}: ${who} ${bid} and took ${end.tricks[end.declarer]} — ${made ? "made it" : "failed"}.`;
-  }
-  const penalties = effects.filter((e) => e.type === "score" && e.reason !== "trick")
-    .map((e) => `${seatName(e.seat, you)} ${e.delta > 0 ? "+" : ""}${e.delta} (${REASON[e.reason] || e.reason})`);
-  if (penalties.length) text += " " + penalties.join(", ") + ".";
-  box.textContent = text;
-  box.hidden = false;
-}
-
-function shortMove(action) {
-  if (action.startsWith("play:")) return "plays " + action.slice(5).replace("T", "10");
-  if (action.startsWith("bid:")) return "bids " + action.slice(4);
-  return actionLabel(action);
-}
-
-function statusText(table, you) {
-  const parts = [`Round ${table.round}`, `dealer ${seatName(table.dealer, you)}`];
-  if (table.declarer !== null) parts.push(`declarer ${seatName(table.declarer, you)} (${callText(table.high_bid)})`);
-  if (table.phase === "duel") parts.push(`duel between ${table.duellists.map((s) => seatName(s, you)).join(" and ")}`);
-  if (table.to_act !== null) parts.push(table.to_act === you ? "your turn" : `player_${table.to_act} to act`);
-  parts.push(`stock ${table.stock_size} cards`);
-  return parts.join(" · ");
+  box.textContent = end.summary || end.text || "";
+  box.hidden = !box.textContent;
 }
 
 function setStatus(text) { $("status").textContent = text; }
@@ -406,45 +405,23 @@ function setStatus(text) { $("status").textContent = text; }
 function logEvent(ev, you) {
   const log = $("log");
   const item = el("li", { class: ev.seat === you ? "mine" : "" }, ev.text);
-  const notes = [];
-  for (const e of ev.effects) {
-    if (e.type === "score") notes.push(`${seatName(e.seat, you)} ${e.delta > 0 ? "+" : ""}${e.delta} (${REASON[e.reason] || e.reason})`);
-    else if (e.type === "trick") notes.push(`${seatName(e.winner, you)} ${e.winner === you ? "take" : "takes"} the trick`);
-    else if (e.type === "round_end") notes.push(`round ${e.round} over`);
-    else if (e.type === "eliminated") notes.push(`${seatName(e.seat, you)} ${e.seat === you ? "are" : "is"} out of the game`);
-    else if (e.type === "duel") notes.push(`duel: ${e.seats.map((s) => seatName(s, you)).join(" vs ")}`);
-    else if (e.type === "winner") notes.push(`${seatName(e.seat, you)} ${e.seat === you ? "win" : "wins"} the game!`);
-    else if (e.type === "truncated") notes.push("the game reached its round limit");
-    else if (e.type === "deal") notes.push(e.kind === "duel" ? "new duel deal" : `new deal, dealer ${seatName(e.dealer, you)}`);
-  }
+  const notes = ev.effects.map((e) => e.text).filter(Boolean);
   if (notes.length) item.append(el("div", { class: "effects", text: notes.join(" · ") }));
   log.append(item);
   while (log.children.length > 300) log.firstChild.remove();
   log.scrollTop = log.scrollHeight;
 }
 
-function shortSeat(seat, you) {
-  return seat === you ? "You" : "P" + seat;
-}
-
-// One row per scored round: the declarer and bid, then each player's score after the
-// round with the tricks taken in brackets ("–": folded or out).
-function renderSheet(sheet, n, you, table) {
+// The score sheet as the server lays it out: a head row and one row per scored round.
+function renderSheet(sheet, table) {
   table.replaceChildren();
-  const head = el("tr", {}, el("th", { text: "#" }), el("th", { text: "bid" }));
-  for (let s = 0; s < n; s++) head.append(el("th", { text: shortSeat(s, you), title: seatName(s, you) }));
+  const head = el("tr");
+  for (const h of sheet.head) head.append(el("th", { text: h.text, title: h.title || null }));
   table.append(el("thead", {}, head));
   const body = el("tbody");
-  for (const r of sheet) {
-    const bid = r.bid === "redbeard" ? "R" : r.bid ? r.bid.slice(4) : "";
-    const row = el("tr", {}, el("td", { text: r.round }),
-      el("td", { text: r.declarer === null ? "–" : `${shortSeat(r.declarer, you)}: ${bid}`,
-        title: r.declarer === null ? "all passed" : `${seatName(r.declarer, you)} ${callText(r.bid)}` }));
-    for (let s = 0; s < n; s++) {
-      const out = r.in_round[s] ? "" : " –";
-      row.append(el("td", { class: r.scores[s] === 0 ? "zero" : "", title: `tricks ${r.tricks[s]}`,
-        text: `${r.scores[s]}` + (r.tricks[s] ? ` (${r.tricks[s]})` : "") + out }));
-    }
+  for (const r of sheet.rows) {
+    const row = el("tr");
+    for (const c of r) row.append(el("td", { text: c.text, title: c.title || null, class: c.class || null }));
     body.append(row);
   }
   table.append(body);
@@ -454,18 +431,19 @@ function renderSheet(sheet, n, you, table) {
 async function hint() {
   if (state.busy || !state.view || !state.view.legal.length) return;
   const box = $("hint");
+  const game = state.view.game;
   box.textContent = "thinking …";
   try {
     const bot = $("hint-bot").value.trim() || "heuristic";
     const h = await api("GET", `/api/games/${state.view.id}/hint?bot=${encodeURIComponent(bot)}`);
     box.replaceChildren(el("div", {}, el("b", { text: h.bot }), ` would choose `,
-      el("b", { "data-hint": h.action, text: actionLabel(h.action) })));
+      el("b", { "data-hint": h.action, text: actionLabel(h.action, game) })));
     if (h.values) {
       const rows = Object.entries(h.values).sort((a, b) => b[1] - a[1]);
       const t = el("table", { class: "values" },
         el("tr", {}, el("th", { text: "action" }), el("th", { text: h.kind === "probability" ? "probability" : "value" })));
       for (const [name, v] of rows) {
-        t.append(el("tr", { class: name === h.action ? "best" : "" }, el("td", { text: actionLabel(name) }),
+        t.append(el("tr", { class: name === h.action ? "best" : "" }, el("td", { text: actionLabel(name, game) }),
           el("td", { text: h.kind === "probability" ? (100 * v).toFixed(1) + " %" : v.toFixed(2) })));
       }
       box.append(t);
@@ -478,17 +456,22 @@ async function hint() {
 }
 
 // ------------------------------------------------------------------ the end
+function outcomeText(view, you) {
+  if (view.truncated) return "The game reached its round limit: no winner.";
+  const winners = view.winners || [];
+  if (winners.length === 1 && winners[0] === you) return "You win!";
+  const names = winners.map((w) => (w === you ? "You" : `player_${w} (${view.agents[w]})`));
+  if (names.length > 1) return `${names.join(" and ")} share the win.`;
+  return names.length ? `${names[0]} wins the game.` : "The game ended without a winner.";
+}
+
 function showGameOver(view) {
   const you = view.your_seat;
-  let title;
-  if (view.truncated) title = "The game reached its round limit: no winner.";
-  else if (view.winner === you) title = "You win!";
-  else title = `player_${view.winner} (${view.agents[view.winner]}) wins the game.`;
-  $("game-over-title").textContent = title;
+  $("game-over-title").textContent = outcomeText(view, you);
   const t = $("final-scores");
   t.replaceChildren(el("tr", {}, el("th", { text: "player" }), el("th", { text: "final score" })));
   for (let s = 0; s < view.players; s++) {
-    t.append(el("tr", { class: s === view.winner ? "best" : "" },
+    t.append(el("tr", { class: (view.winners || []).includes(s) ? "best" : "" },
       el("td", { text: seatName(s, you) + (view.agents[s] === "human" ? "" : ` (${view.agents[s]})`) }),
       el("td", { text: view.scores[s] })));
   }
@@ -504,7 +487,7 @@ async function downloadRecord() {
   try {
     const record = await fetchRecord();
     const blob = new Blob([JSON.stringify(record) + "\n"], { type: "application/json" });
-    const a = el("a", { href: URL.createObjectURL(blob), download: `redbeard-${state.view.id}.jsonl` });
+    const a = el("a", { href: URL.createObjectURL(blob), download: `${state.view.game}-${state.view.id}.jsonl` });
     document.body.append(a);
     a.click();
     a.remove();
@@ -515,7 +498,7 @@ async function downloadRecord() {
 async function openReplay(record) {
   showError("");
   const frame = await api("POST", "/api/replays", { record });
-  state.replay = { id: frame.id, steps: frame.steps };
+  state.replay = { id: frame.id, steps: frame.steps, game: frame.game };
   $("rp-step").max = frame.steps;
   showMode("replay");
   renderReplay(frame);
@@ -533,27 +516,24 @@ function renderReplay(f) {
   state.replay.step = f.step;
   $("rp-step").value = f.step;
   $("rp-pos").textContent = `move ${f.step} of ${f.steps}`;
-  const status = [`Round ${f.round}`, `dealer player_${f.dealer}`];
-  if (f.declarer !== null) status.push(`declarer player_${f.declarer}`);
+  const status = [f.title].concat(f.status);
   if (f.last) status.push(`last: ${f.last.text}`);
-  if (f.finished) status.push(f.winner === null ? "no winner" : `player_${f.winner} wins`);
+  if (f.finished) {
+    const w = f.winners;
+    status.push(!w.length ? "no winner" : w.length === 1 ? `player_${w[0]} wins` : `${w.map((s) => "player_" + s).join(" and ")} share the win`);
+  }
   $("rp-status").textContent = status.join(" · ");
   const seats = $("rp-seats");
   seats.replaceChildren();
-  for (let s = 0; s < f.players; s++) {
-    const p = {
-      seat: s, name: "player_" + s, score: f.scores[s], call: f.calls[s], tricks: f.tricks[s],
-      active: f.active[s], in_round: f.in_round[s], dealer: s === f.dealer, declarer: s === f.declarer,
-      to_act: s === f.to_act, winner: s === f.winner, hand_size: f.hands[s].length,
-    };
-    seats.append(seatPanel(p, -1, f.agents, { hand: f.hands[s], moved: f.last && f.last.seat === s }));
+  for (const p of f.seats) {
+    seats.append(seatPanel(p, -1, f.agents, f.game, { hand: p.hand, moved: f.last && f.last.seat === p.seat }));
   }
   const trick = $("rp-trick");
   trick.replaceChildren();
   for (const { seat, card } of f.trick) {
-    trick.append(el("div", { class: "played" }, cardNode(card), el("div", { class: "who", text: "player_" + seat })));
+    trick.append(el("div", { class: "played" }, cardNode(card, f.game), el("div", { class: "who", text: "player_" + seat })));
   }
-  renderSheet(f.sheet, f.players, -1, $("rp-sheet"));
+  renderSheet(f.sheet_view, $("rp-sheet"));
 }
 
 async function openRecordFile(event) {
@@ -587,9 +567,13 @@ function init() {
   }
   state.delay = Number(sel.value);
   sel.addEventListener("change", () => { state.delay = Number(sel.value); });
+  $("opt-game").addEventListener("change", () => selectGame());
   $("opt-players").addEventListener("change", fillSeats);
   $("new-game-form").addEventListener("submit", newGame);
   $("hint-button").addEventListener("click", hint);
+  $("play-again").addEventListener("click", () => {
+    if (state.lastBody) startGame(Object.assign({}, state.lastBody, { seed: null }));
+  });
   $("download-record").addEventListener("click", downloadRecord);
   $("replay-record").addEventListener("click", async () => {
     try { await openReplay(await fetchRecord()); } catch (e) { showError(e.message); }
