@@ -99,10 +99,13 @@ def empty_events(B: int, n: int) -> dict:
 
 
 class BatchEngine:
-    """The interface (see the module docstring); subclasses implement start, observe and step."""
+    """The interface (see the module docstring); subclasses implement start, observe and step.
+    A game's engines name its per-round events in ``round_fields``: key -> (value where no
+    round was scored, one per seat?)."""
 
     name: str
     live: np.ndarray
+    round_fields: dict[str, tuple[int, bool]] = {}
 
     def __init__(self, rules: Any, num_players: int, seed: int):
         self.rules, self.n, self.seed = rules, num_players, seed
@@ -120,8 +123,11 @@ class BatchEngine:
         self.live[slots] = False
 
     def empty_events(self, B: int) -> dict:
-        """The events of a step in which nothing happened (a game adds its own keys)."""
-        return empty_events(B, self.n)
+        """The events of a step in which nothing happened, the game's round keys included."""
+        ev = empty_events(B, self.n)
+        for key, (fill, per_seat) in self.round_fields.items():
+            ev[key] = np.full((B, self.n) if per_seat else B, fill, np.int64)
+        return ev
 
 
 class ReferenceBatchBase(BatchEngine):
@@ -204,7 +210,6 @@ class VectorBatchBase(BatchEngine):
 
     name = "vector"
     vector_env: type
-    round_keys: tuple[str, ...]
 
     def __init__(self, rules, num_players: int, seed: int):
         super().__init__(rules, num_players, seed)
@@ -238,7 +243,7 @@ class VectorBatchBase(BatchEngine):
         done = (terminated | truncated) & live
         ev = self.empty_events(len(actions))
         ev["round_over"] = info["round_over"] & live
-        for key in self.round_keys:
+        for key in ("round_tricks", *self.round_fields):
             ev[key] = np.asarray(info[key], np.int64)
         ev["done"] = done
         ev["truncated"] = truncated & live

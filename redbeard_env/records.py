@@ -41,7 +41,8 @@ MAX_TEXT = 120  # characters of a bad value quoted in an error
 
 __all__ = ["FORMAT", "VERSION", "game_of_record", "replay", "validate", "append_records", "iter_records",
            "load_records", "parse_record_line", "rules_dict", "fail", "check_common", "check_cards",
-           "check_seat_list", "RecordedDealsOnly", "compare_replay"]
+           "check_seat_list", "RecordedDealsOnly", "compare_replay", "start_game", "apply_action", "finish_replay",
+           "RecorderBase"]
 
 
 # ---------------------------------------------------------------- every game
@@ -244,3 +245,77 @@ def compare_replay(again: dict, recorded: dict, keys: Iterable[str]) -> None:
                 said = theirs[i] if i < len(theirs) else "nothing"
                 fail(f"{key}[{i}]", f"the replay gives {str(got)[:200]}, the record says {str(said)[:200]}")
             fail(key, f"the replay gives {_text(mine)}, the record says {_text(theirs)}")
+
+
+# ---------------------------------------------------------------- recording, what every game's recorder shares
+class RecorderBase:
+    """What every game's ``Recorder`` keeps: the game it follows, who sits where, the seed,
+    free ``meta``, the start scores and the lists of deals, actions and rounds; a game's
+    recorder notes its deals and rounds and adds its outcome fields (:meth:`record`)."""
+
+    game_name: str  # the registry name written into every record
+
+    def __init__(self, game: Any, agents: Any = None, seed: int | None = None, meta: dict | None = None):
+        n = game.num_players
+        self.game = game
+        self.agents = [str(a) for a in agents] if agents is not None else [f"player_{s}" for s in range(n)]
+        if len(self.agents) != n:
+            raise ValueError(f"agents must name one agent per seat ({n}), got {len(self.agents)}")
+        self.seed = seed
+        self.meta = dict(meta or {})
+        self.start_scores = [int(s) for s in game.scores]
+        self.deals: list[dict] = []
+        self.actions: list[list] = []
+        self.rounds: list[dict] = []
+
+    def outcome(self) -> dict:
+        """The game's own result fields (its winner or winners, ...)."""
+        raise NotImplementedError
+
+    def record(self) -> dict:
+        """The record of the finished game (``ValueError`` while it is still running)."""
+        g = self.game
+        if not g.game_over:
+            raise ValueError(f"the game is not over (phase {g.phase!r}); a record is made of a finished game")
+        return {"format": FORMAT, "version": VERSION, "game": self.game_name, "rules": rules_dict(g.rules),
+                "players": g.num_players, "agents": list(self.agents), "seed": self.seed,
+                "start_scores": list(self.start_scores), "deals": [dict(d) for d in self.deals],
+                "actions": [list(a) for a in self.actions], "rounds": [dict(r) for r in self.rounds],
+                "scores": [int(s) for s in g.scores], **self.outcome(), "meta": dict(self.meta)}
+
+
+# ---------------------------------------------------------------- replay, the steps every game takes
+def start_game(record: dict, rules: Any, new_game: Callable, decks: list, recorder: Callable) -> tuple:
+    """A fresh reference game from a structurally checked record, dealt only from
+    ``decks`` (the record's deals in the game's deck format), with a recorder following it."""
+    game = new_game(rules, record["players"], RecordedDealsOnly(len(decks)), dealer=record["deals"][0]["dealer"],
+                    scores=record["start_scores"], decks=decks)
+    return game, recorder(game, agents=record["agents"], seed=record["seed"], meta=record.get("meta"))
+
+
+def apply_action(recorder: Any, record: dict, index: int, action: int) -> None:
+    """Apply ``record["actions"][index]`` (as the id ``action``), checking that the game
+    goes on, that it is the acting seat's and that it is legal."""
+    g = recorder.game
+    seat, name = record["actions"][index]
+    if g.game_over:
+        fail(f"actions[{index}]", f"{name!r} comes after the game ended")
+    if seat != g.to_act:
+        fail(f"actions[{index}]", f"seat {seat} plays {name!r} but seat {g.to_act} is to act (phase {g.phase!r})")
+    try:
+        recorder.apply(action)
+    except ValueError as exc:
+        fail(f"actions[{index}]", str(exc))
+
+
+def finish_replay(game: Any, recorder: Any, record: dict, deals: list, keys: tuple[str, ...]) -> Any:
+    """After every recorded action: the game must be over and its record (``recorder``'s)
+    equal the given one (its ``deals`` normalised as the recorder writes them) at ``keys``."""
+    if not game.game_over:
+        fail("actions", f"the game is not over after the {len(record['actions'])} recorded actions "
+                        f"(phase {game.phase!r}, seat {game.to_act} to act)")
+    again = recorder.record()
+    if len(again["deals"]) != len(record["deals"]):
+        fail("deals", f"the game used {len(again['deals'])} deal(s), the record lists {len(record['deals'])}")
+    compare_replay(again, dict(record, deals=deals), keys)
+    return game

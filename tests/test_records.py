@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from redbeard_env import records
 from redbeard_env.redbeard import game as G
 from redbeard_env.redbeard import records as R
 from redbeard_env.redbeard.cards import action_id, action_name, parse_card
@@ -65,7 +66,7 @@ def test_record_fields_follow_the_game():
     game, rec, _ = play_random("fem_opp", 4, 11)
     record = rec.record()
     assert record["format"] == "redbeard-record" and record["version"] == 1
-    assert record["rules"] == R.rules_dict(PRESETS["fem_opp"])
+    assert record["rules"] == records.rules_dict(PRESETS["fem_opp"])
     assert record["players"] == 4 and record["agents"] == ["random"] * 4 and record["seed"] == 11
     assert record["start_scores"] == [12] * 4 and record["meta"] == {"test": True}
     # the first deal is the one the game started with: hands of the right seats

@@ -11,24 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Job, ReferenceBatchBase, VectorBatchBase, empty_events
+from ..engine import Job, ReferenceBatchBase, VectorBatchBase
 from . import game as G
 from . import records
 from .cards import NUM_CARDS
 from .parts import REDBEARD
 from .vector import VectorEnv
 
-__all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "ROUND_KEYS", "round_events"]
+__all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "ROUND_FIELDS", "ROUND_KEYS"]
 
-ROUND_KEYS = ("round_declarer", "round_bid", "round_tricks")
-
-
-def round_events(B: int, n: int) -> dict:
-    """The shared events plus Rödskägg's round records."""
-    ev = empty_events(B, n)
-    ev["round_declarer"] = np.full(B, -1, np.int64)
-    ev["round_bid"] = np.full(B, -1, np.int64)
-    return ev
+#: the per-round events besides round_tricks: the declarer (-1: all passed) and its bid level (0..6, 7 = Rödskägg)
+ROUND_FIELDS = {"round_declarer": (-1, False), "round_bid": (-1, False)}
+ROUND_KEYS = (*ROUND_FIELDS, "round_tricks")
 
 
 class ReferenceBatch(ReferenceBatchBase):
@@ -36,9 +30,7 @@ class ReferenceBatch(ReferenceBatchBase):
 
     parts = REDBEARD
     records = records
-
-    def empty_events(self, B: int) -> dict:
-        return round_events(B, self.n)
+    round_fields = ROUND_FIELDS
 
     def new_game(self, job: Job, rng: np.random.Generator):
         decks = [(list(map(int, d[:NUM_CARDS])), _rank_of(d[NUM_CARDS:])) for d in job.decks]
@@ -69,10 +61,7 @@ class VectorBatch(VectorBatchBase):
     """Rödskägg's jobs on the batch engine."""
 
     vector_env = VectorEnv
-    round_keys = ROUND_KEYS
-
-    def empty_events(self, B: int) -> dict:
-        return round_events(B, self.n)
+    round_fields = ROUND_FIELDS
 
     def winners(self, info: dict) -> np.ndarray:
         return np.asarray(info["winner"])[:, None] == np.arange(self.n)

@@ -30,8 +30,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..common import is_int
-from ..records import (FORMAT, VERSION, RecordedDealsOnly, check_cards, check_common, check_seat_list,  # noqa: F401
-                       compare_replay, fail, rules_dict)
+from ..records import RecordedDealsOnly, RecorderBase, apply_action, check_cards, check_common, fail, finish_replay, start_game
 from ..records import append_records, iter_records, load_records, parse_record_line  # noqa: F401 (every game's files)
 from . import game as G
 from .cards import NUM_CARDS, REDBEARD_LEVEL, action_id, action_name, card_name, parse_card
@@ -47,7 +46,7 @@ def _bid_name(level: int) -> str | None:
     return "redbeard" if level == REDBEARD_LEVEL else f"bid:{level}"
 
 
-class Recorder:
+class Recorder(RecorderBase):
     """Records a reference-engine game as it is played. Create it right after
     :func:`~redbeard_env.redbeard.game.new_game` (before any action) and apply every action
     through :meth:`apply`; :meth:`record` gives the record once the game is over.
@@ -58,6 +57,8 @@ class Recorder:
     action still holds the deal untouched.
     """
 
+    game_name = "redbeard"
+
     def __init__(self, game: G.Game, agents: Sequence[str] | None = None, seed: int | None = None,
                  meta: dict | None = None):
         # what can be seen of earlier actions (a kept hand leaves no trace; callers must
@@ -65,17 +66,7 @@ class Recorder:
         if game.rounds_played or game.game_over or any(game.throws) or game.tricks_done or any(
                 c is not None for c in game.calls):
             raise ValueError("a Recorder must be created right after new_game, before any action")
-        n = game.num_players
-        self.game = game
-        self.agents = [str(a) for a in agents] if agents is not None else [f"player_{s}" for s in range(n)]
-        if len(self.agents) != n:
-            raise ValueError(f"agents must name one agent per seat ({n}), got {len(self.agents)}")
-        self.seed = seed
-        self.meta = dict(meta or {})
-        self.start_scores = [int(s) for s in game.scores]
-        self.deals: list[dict] = []
-        self.actions: list[list] = []
-        self.rounds: list[dict] = []
+        super().__init__(game, agents, seed, meta)
         self._hands_list = None
         self._note_deal()
 
@@ -121,29 +112,10 @@ class Recorder:
         self._note_deal()
         return list(g.events)
 
-    def record(self) -> dict:
-        """The record of the finished game (``ValueError`` while it is still running)."""
+    def outcome(self) -> dict:
         g = self.game
-        if not g.game_over:
-            raise ValueError(f"the game is not over (phase {g.phase!r}); a record is made of a finished game")
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "game": "redbeard",
-            "rules": rules_dict(g.rules),
-            "players": g.num_players,
-            "agents": list(self.agents),
-            "seed": self.seed,
-            "start_scores": list(self.start_scores),
-            "deals": [dict(d) for d in self.deals],
-            "actions": [list(a) for a in self.actions],
-            "rounds": [dict(r) for r in self.rounds],
-            "scores": [int(s) for s in g.scores],
-            "winner": None if g.winner is None else int(g.winner),
-            "truncated": bool(g.truncated),
-            "rounds_played": int(g.rounds_played),
-            "meta": dict(self.meta),
-        }
+        return {"winner": None if g.winner is None else int(g.winner), "truncated": bool(g.truncated),
+                "rounds_played": int(g.rounds_played)}
 
 
 def deck_of(deal: dict, num_players: int) -> tuple[list[int], np.ndarray]:
@@ -207,26 +179,15 @@ def start_replay(record: dict) -> tuple[G.Game, Recorder]:
     """A fresh reference game set up from a structurally checked record (no action yet),
     with a Recorder following it. Deals come only from the record."""
     rules = check_structure(record)
-    n = record["players"]
-    decks = [deck_of(d, n) for d in record["deals"]]
-    game = G.new_game(rules, n, RecordedDealsOnly(len(decks)), dealer=record["deals"][0]["dealer"],
-                      scores=record["start_scores"], decks=decks)
-    return game, Recorder(game, agents=record["agents"], seed=record["seed"], meta=record.get("meta"))
+    decks = [deck_of(d, record["players"]) for d in record["deals"]]
+    return start_game(record, rules, G.new_game, decks, Recorder)
 
 
 def apply_recorded(recorder: Recorder, record: dict, index: int) -> None:
-    """Apply ``record["actions"][index]``, checking it is the acting seat's and legal."""
-    g = recorder.game
-    seat, name = record["actions"][index]
-    if g.game_over:
-        fail(f"actions[{index}]", f"{name!r} comes after the game ended")
-    if seat != g.to_act:
-        fail(f"actions[{index}]", f"seat {seat} plays {name!r} but seat {g.to_act} is to act (phase {g.phase!r})")
+    """Apply ``record["actions"][index]``, checking it is the acting seat's and legal, and
+    that a deal it leads to is the recorded one."""
     deals = len(recorder.deals)
-    try:
-        recorder.apply(action_id(name))
-    except ValueError as exc:
-        fail(f"actions[{index}]", str(exc))
+    apply_action(recorder, record, index, action_id(record["actions"][index][1]))
     if len(recorder.deals) > deals and deals < len(record["deals"]):
         # a new deal: it must be the recorded one as the game dealt it (dealer, seats dealt in)
         mine, theirs = recorder.deals[-1], _normalised_deal(record["deals"][deals])
@@ -242,15 +203,8 @@ def replay(record: dict) -> G.Game:
     game, recorder = start_replay(record)
     for i in range(len(record["actions"])):
         apply_recorded(recorder, record, i)
-    if not game.game_over:
-        fail("actions", f"the game is not over after the {len(record['actions'])} recorded actions "
-                         f"(phase {game.phase!r}, seat {game.to_act} to act)")
-    again = recorder.record()
-    recorded = dict(record, deals=[_normalised_deal(d) for d in record["deals"]])
-    if len(again["deals"]) != len(record["deals"]):
-        fail("deals", f"the game used {len(again['deals'])} deal(s), the record lists {len(record['deals'])}")
-    compare_replay(again, recorded, ("deals", "rounds", "scores", "winner", "truncated", "rounds_played"))
-    return game
+    return finish_replay(game, recorder, record, [_normalised_deal(d) for d in record["deals"]],
+                         ("deals", "rounds", "scores", "winner", "truncated", "rounds_played"))
 
 
 def _normalised_deal(deal: dict) -> dict:

@@ -16,23 +16,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Job, ReferenceBatchBase, VectorBatchBase, empty_events
+from ..engine import Job, ReferenceBatchBase, VectorBatchBase
 from . import game as G
 from . import records
 from .parts import SORTSKAEG
 from .vector import VectorEnv
 
-__all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "ROUND_KEYS", "round_events"]
+__all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "ROUND_FIELDS", "ROUND_KEYS"]
 
-ROUND_KEYS = ("round_hand_size", "round_bids", "round_tricks")
-
-
-def round_events(B: int, n: int) -> dict:
-    """The shared events plus Sortskæg's round records."""
-    ev = empty_events(B, n)
-    ev["round_hand_size"] = np.zeros(B, np.int64)
-    ev["round_bids"] = np.full((B, n), -1, np.int64)
-    return ev
+#: the per-round events besides round_tricks: the round's hand size and every seat's bid
+ROUND_FIELDS = {"round_hand_size": (0, False), "round_bids": (-1, True)}
+ROUND_KEYS = (*ROUND_FIELDS, "round_tricks")
 
 
 class ReferenceBatch(ReferenceBatchBase):
@@ -40,9 +34,7 @@ class ReferenceBatch(ReferenceBatchBase):
 
     parts = SORTSKAEG
     records = records
-
-    def empty_events(self, B: int) -> dict:
-        return round_events(B, self.n)
+    round_fields = ROUND_FIELDS
 
     def new_game(self, job: Job, rng: np.random.Generator):
         return G.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores,
@@ -64,10 +56,7 @@ class VectorBatch(VectorBatchBase):
     """Sortskæg's jobs on its batch engine."""
 
     vector_env = VectorEnv
-    round_keys = ROUND_KEYS
-
-    def empty_events(self, B: int) -> dict:
-        return round_events(B, self.n)
+    round_fields = ROUND_FIELDS
 
     def winners(self, info: dict) -> np.ndarray:
         return np.asarray(info["winners"], bool)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..common import is_int
-from ..records import FORMAT, VERSION, RecordedDealsOnly, check_cards, check_common, compare_replay, fail, rules_dict
+from ..records import RecorderBase, apply_action, check_cards, check_common, fail, finish_replay, start_game
 from . import game as G
 from .cards import NUM_CARDS, action_id, action_name, card_name, parse_card
 from .rules import Rules, deals_fresh
@@ -34,26 +34,18 @@ KEYS = ("winners", "rounds_played")  # besides the shared ones
 __all__ = ["Recorder", "check_structure", "replay", "start_replay", "apply_recorded", "validate", "deck_of"]
 
 
-class Recorder:
+class Recorder(RecorderBase):
     """Records a reference-engine game as it is played. Create it right after
     :func:`~redbeard_env.sortskaeg.game.new_game` (before any action) and apply every action
     through :meth:`apply`; :meth:`record` gives the record once the game is over."""
+
+    game_name = "sortskaeg"
 
     def __init__(self, game: G.Game, agents: Sequence[str] | None = None, seed: int | None = None,
                  meta: dict | None = None):
         if game.round or game.game_over or any(b is not None for b in game.bids):
             raise ValueError("a Recorder must be created right after new_game, before any action")
-        n = game.num_players
-        self.game = game
-        self.agents = [str(a) for a in agents] if agents is not None else [f"player_{s}" for s in range(n)]
-        if len(self.agents) != n:
-            raise ValueError(f"agents must name one agent per seat ({n}), got {len(self.agents)}")
-        self.seed = seed
-        self.meta = dict(meta or {})
-        self.start_scores = [int(s) for s in game.scores]
-        self.deals: list[dict] = []
-        self.actions: list[list] = []
-        self.rounds: list[dict] = []
+        super().__init__(game, agents, seed, meta)
         self._note_deal()
 
     def _note_deal(self) -> None:
@@ -78,19 +70,8 @@ class Recorder:
             self._note_deal()
         return list(g.events)
 
-    def record(self) -> dict:
-        """The record of the finished game (``ValueError`` while it is still running)."""
-        g = self.game
-        if not g.game_over:
-            raise ValueError(f"the game is not over (phase {g.phase!r}); a record is made of a finished game")
-        return {
-            "format": FORMAT, "version": VERSION, "game": "sortskaeg",
-            "rules": rules_dict(g.rules), "players": g.num_players, "agents": list(self.agents),
-            "seed": self.seed, "start_scores": list(self.start_scores),
-            "deals": [dict(d) for d in self.deals], "actions": [list(a) for a in self.actions],
-            "rounds": [dict(r) for r in self.rounds], "scores": [int(s) for s in g.scores],
-            "winners": [int(w) for w in g.winners], "rounds_played": int(g.round), "meta": dict(self.meta),
-        }
+    def outcome(self) -> dict:
+        return {"winners": [int(w) for w in self.game.winners], "rounds_played": int(self.game.round)}
 
 
 def deck_of(deal: dict, num_players: int) -> list[int]:
@@ -142,28 +123,18 @@ def start_replay(record: dict) -> tuple[G.Game, Recorder]:
     """A fresh reference game set up from a structurally checked record (no action yet),
     with a Recorder following it. Deals come only from the record."""
     rules = check_structure(record)
-    n = record["players"]
-    decks = [deck_of(d, n) for d in record["deals"]]
-    game = G.new_game(rules, n, RecordedDealsOnly(len(decks)), dealer=record["deals"][0]["dealer"],
-                      scores=record["start_scores"], decks=decks)
-    return game, Recorder(game, agents=record["agents"], seed=record["seed"], meta=record.get("meta"))
+    decks = [deck_of(d, record["players"]) for d in record["deals"]]
+    return start_game(record, rules, G.new_game, decks, Recorder)
 
 
 def apply_recorded(recorder: Recorder, record: dict, index: int) -> None:
-    """Apply ``record["actions"][index]``, checking it is the acting seat's and legal."""
-    g = recorder.game
-    seat, name = record["actions"][index]
-    if g.game_over:
-        fail(f"actions[{index}]", f"{name!r} comes after the game ended")
-    if seat != g.to_act:
-        fail(f"actions[{index}]", f"seat {seat} plays {name!r} but seat {g.to_act} is to act (phase {g.phase!r})")
-    try:
-        action = action_id(name)
-        if (g.phase == "discard") != name.startswith("discard:"):
-            raise ValueError(f"{name!r} is not a {g.phase} action")
-        recorder.apply(action)
-    except ValueError as exc:
-        fail(f"actions[{index}]", str(exc))
+    """Apply ``record["actions"][index]``, checking it is the acting seat's, legal, and a
+    discard exactly in the discard phase (card ids play or discard by phase)."""
+    name = record["actions"][index][1]
+    action = action_id(name)
+    if (recorder.game.phase == "discard") != name.startswith("discard:") and not recorder.game.game_over:
+        fail(f"actions[{index}]", f"{name!r} is not a {recorder.game.phase} action")
+    apply_action(recorder, record, index, action)
 
 
 def replay(record: dict) -> G.Game:
@@ -172,16 +143,9 @@ def replay(record: dict) -> G.Game:
     game, recorder = start_replay(record)
     for i in range(len(record["actions"])):
         apply_recorded(recorder, record, i)
-    if not game.game_over:
-        fail("actions", f"the game is not over after the {len(record['actions'])} recorded actions "
-                        f"(phase {game.phase!r}, seat {game.to_act} to act)")
-    again = recorder.record()
-    recorded = dict(record, deals=[dict(d, hands=[[card_name(c) for c in sorted(map(parse_card, h))] for h in d["hands"]])
-                                   for d in record["deals"]])
-    if len(again["deals"]) != len(record["deals"]):
-        fail("deals", f"the game used {len(again['deals'])} deal(s), the record lists {len(record['deals'])}")
-    compare_replay(again, recorded, ("deals", "rounds", "scores", "winners", "rounds_played"))
-    return game
+    deals = [dict(d, hands=[[card_name(c) for c in sorted(map(parse_card, h))] for h in d["hands"]])
+             for d in record["deals"]]
+    return finish_replay(game, recorder, record, deals, ("deals", "rounds", "scores", "winners", "rounds_played"))
 
 
 def validate(record: Any) -> dict:
