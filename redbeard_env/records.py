@@ -285,9 +285,13 @@ class RecorderBase:
 
 
 # ---------------------------------------------------------------- replay, the steps every game takes
-def start_game(record: dict, rules: Any, new_game: Callable, decks: list, recorder: Callable) -> tuple:
-    """A fresh reference game from a structurally checked record, dealt only from
-    ``decks`` (the record's deals in the game's deck format), with a recorder following it."""
+def start_game(record: dict, check_structure: Callable, deck_of: Callable, new_game: Callable,
+               recorder: Callable) -> tuple:
+    """A fresh reference game from a record (checked with the game's ``check_structure``),
+    dealt only from the record's deals (``deck_of`` turns each into the game's deck format),
+    with a recorder following it."""
+    rules = check_structure(record)
+    decks = [deck_of(d, record["players"]) for d in record["deals"]]
     game = new_game(rules, record["players"], RecordedDealsOnly(len(decks)), dealer=record["deals"][0]["dealer"],
                     scores=record["start_scores"], decks=decks)
     return game, recorder(game, agents=record["agents"], seed=record["seed"], meta=record.get("meta"))

@@ -61,6 +61,22 @@ class Game:
     round_mode: Callable[..., Any] | None = None  # (rules, hand_size) -> rules of a one-round game, or None
     extra: dict = field(default_factory=dict)  # anything game-specific a layer asks by key
 
+    @classmethod
+    def in_folder(cls, package: str, *, title: str, parts: GameParts, default_rules: str, deck_parts: int,
+                  decks_per_game: Callable[[Any], int], start_score: Callable[[Any], int]) -> "Game":
+        """A game laid out as docs/architecture.md says: its folder ``package``
+        (``redbeard_env.<name>``) holds ``env.py`` (``env``, ``raw_env``), ``vector.py``
+        (``VectorEnv``), ``engine.py`` (``ENGINES``, ``ROUND_KEYS``), ``records.py``,
+        ``metrics.py`` (``Records``) and ``views.py``; its bots are ``agents.<name>``."""
+        name = package.rsplit(".", 1)[-1]
+        env, vector, engine = (importlib.import_module(f"{package}.{m}") for m in ("env", "vector", "engine"))
+        return cls(name=name, title=title, parts=parts, env=env.env, raw_env=env.raw_env, vector_env=vector.VectorEnv,
+                   engines=engine.ENGINES, round_keys=engine.ROUND_KEYS,
+                   records=importlib.import_module(f"{package}.records"), default_rules=default_rules,
+                   deck_size=parts.cards.NUM_CARDS, deck_parts=deck_parts, decks_per_game=decks_per_game,
+                   start_score=start_score, bots=f"agents.{name}", metrics=f"{package}.metrics:Records",
+                   views=f"{package}.views")
+
     # ---------------------------------------------------------------- derived from the rules modules
     @property
     def rules_type(self) -> type:

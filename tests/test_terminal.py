@@ -62,16 +62,18 @@ class Script(io.StringIO):
     """Input: some fixed lines, then an endless round of tries (most of them illegal at
     any moment; the game re-prompts, so some legal one always comes)."""
 
-    def __init__(self, first: list[str]):
+    TRIES = ["k", "n", "1", "2", "p", "a", "j"] + [r + s for s in "CDHS" for r in "23456789TJQKA"]
+    LIMIT = 200_000  # lines read before a safety stop: the game should have ended long before
+
+    def __init__(self, first: list[str], tries: list[str] | None = None):
         super().__init__()
-        tries = ["k", "n", "1", "2", "p", "a", "j"] + [r + s for s in "CDHS" for r in "23456789TJQKA"]
-        self.lines = itertools.chain(first, itertools.cycle(tries))
+        self.lines = itertools.chain(first, itertools.cycle(tries or self.TRIES))
         self.read_lines = 0
 
     def readline(self, *args):
         self.read_lines += 1
-        if self.read_lines > 200_000:
-            return ""  # a safety stop: the game should have ended long before
+        if self.read_lines > self.LIMIT:
+            return ""
         return next(self.lines) + "\n"
 
 

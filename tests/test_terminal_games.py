@@ -5,7 +5,6 @@ and only known cards printed before the first card is played."""
 from __future__ import annotations
 
 import io
-import itertools
 import re
 
 import pytest
@@ -15,25 +14,20 @@ from redbeard_env.records import load_records
 from redbeard_web.session import BotPool, GameSession, parse_new_game
 from redbeard_web.terminal import main, parse_input
 
+from test_terminal import Script
+
 GAMES = redbeard_env.registered_games()
 
 
-class Tries(io.StringIO):
+class Tries(Script):
     """Input: some fixed lines, then every action name of the game over and over (most of
     them illegal at any moment; the game re-prompts, so a legal one always comes)."""
 
-    def __init__(self, game: str, first: list[str]):
-        super().__init__()
-        info = redbeard_env.game_named(game)
-        names = [info.action_name(a) for a in range(info.num_actions)]
-        self.lines = itertools.chain(first, itertools.cycle(names))
-        self.read_lines = 0
+    LIMIT = 500_000
 
-    def readline(self, *args):
-        self.read_lines += 1
-        if self.read_lines > 500_000:
-            return ""  # a safety stop: the game should have ended long before
-        return next(self.lines) + "\n"
+    def __init__(self, game: str, first: list[str]):
+        info = redbeard_env.game_named(game)
+        super().__init__(first, [info.action_name(a) for a in range(info.num_actions)])
 
 
 def players_of(game: str) -> int:

@@ -12,6 +12,7 @@ installs both). Run as a script to make the README screenshot of a game in progr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sys
@@ -60,6 +61,29 @@ def launch(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
 
 
+@contextlib.contextmanager
+def page_on_a_live_server():
+    """A page of Chromium (1400 x 950) on a fresh live server; yields (server, page,
+    errors): the page's JavaScript errors and console errors are collected in ``errors``."""
+    from playwright.sync_api import sync_playwright
+
+    from redbeard_web.app import create_app
+    from redbeard_web.session import BotPool
+    from redbeard_web.store import GameStore
+    from test_web_server import LiveServer
+
+    errors: list[str] = []
+    with LiveServer(create_app(GameStore(BotPool()))) as live, sync_playwright() as p:
+        browser = launch(p)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 950})
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            yield live, page, errors
+        finally:
+            browser.close()
+
+
 def start_game(page, url: str, opponents: str, seed: int, overrides: str = "", delay: int = 0,
                game: str = "redbeard:classic") -> None:
     page.goto(f"{url}/?delay={delay}")
@@ -85,62 +109,49 @@ def click_moves(page, rng: random.Random, max_clicks: int, stop=None) -> int:
 
 
 def test_play_a_full_game_by_clicking(tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from redbeard_env.redbeard.records import load_records
 
-    from redbeard_web.app import create_app
-    from redbeard_web.session import BotPool
-    from redbeard_web.store import GameStore
-    from test_web_server import LiveServer
-
-    errors: list[str] = []
-    with LiveServer(create_app(GameStore(BotPool()))) as live, sync_playwright() as p:
-        browser = launch(p)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 950})
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            start_game(page, live.url, "heuristic", seed=7, overrides="start_score=4")
-            page.wait_for_selector(MOVE_OR_END)
-            # a hint for the first decision names one of the legal moves
-            if not page.is_visible("[data-testid=game-over]"):
-                page.click("#hint-button")
-                hinted = page.wait_for_selector("[data-hint]").get_attribute("data-hint")
-                assert page.query_selector(f'[data-action="{hinted}"]') is not None
-            clicks = click_moves(page, random.Random(7), 3000)
-            summary = page.inner_text("[data-testid=game-over]")
-            assert "wins" in summary or "You win" in summary or "no winner" in summary, summary
-            assert clicks > 3
-            shot = tmp_path / "game_over.png"
-            page.screenshot(path=str(shot), full_page=True)
-            assert shot.stat().st_size > 10_000
-            # the score sheet has a row per round, the log a line per move
-            assert page.locator("#sheet tbody tr").count() >= 1
-            assert page.locator("#log li").count() > clicks
-            # the record downloads as one JSON line that replays to the same game
-            with page.expect_download() as download:
-                page.click("#download-record")
-            saved = tmp_path / "game.jsonl"
-            download.value.save_as(saved)
-            (record,) = load_records(saved)
-            assert record["agents"][0] == "human" and record["seed"] == 7
-            # the finished game's replay shows all four hands face up at the first move
-            page.click("#replay-record")
-            page.wait_for_selector("#rp-seats .seat")
-            assert page.locator("#rp-seats .seat").count() == 4
-            assert page.locator("#rp-seats .seat .card").count() == 24
-            steps = page.get_attribute("#rp-step", "max")
-            page.click("#rp-last")
-            expect(page.locator("#rp-pos")).to_have_text(f"move {steps} of {steps}")
-            expect(page.locator("#rp-status")).to_contain_text("wins")
-            # a record file opened on the page: the same replay
-            page.click("#rp-close")
-            page.set_input_files("#open-record", str(saved))
-            expect(page.locator("#rp-pos")).to_have_text(f"move 0 of {len(record['actions'])}")
-            assert page.locator("#rp-seats .seat .card").count() == 24
-        finally:
-            browser.close()
+    with page_on_a_live_server() as (live, page, errors):
+        start_game(page, live.url, "heuristic", seed=7, overrides="start_score=4")
+        page.wait_for_selector(MOVE_OR_END)
+        # a hint for the first decision names one of the legal moves
+        if not page.is_visible("[data-testid=game-over]"):
+            page.click("#hint-button")
+            hinted = page.wait_for_selector("[data-hint]").get_attribute("data-hint")
+            assert page.query_selector(f'[data-action="{hinted}"]') is not None
+        clicks = click_moves(page, random.Random(7), 3000)
+        summary = page.inner_text("[data-testid=game-over]")
+        assert "wins" in summary or "You win" in summary or "no winner" in summary, summary
+        assert clicks > 3
+        shot = tmp_path / "game_over.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 10_000
+        # the score sheet has a row per round, the log a line per move
+        assert page.locator("#sheet tbody tr").count() >= 1
+        assert page.locator("#log li").count() > clicks
+        # the record downloads as one JSON line that replays to the same game
+        with page.expect_download() as download:
+            page.click("#download-record")
+        saved = tmp_path / "game.jsonl"
+        download.value.save_as(saved)
+        (record,) = load_records(saved)
+        assert record["agents"][0] == "human" and record["seed"] == 7
+        # the finished game's replay shows all four hands face up at the first move
+        page.click("#replay-record")
+        page.wait_for_selector("#rp-seats .seat")
+        assert page.locator("#rp-seats .seat").count() == 4
+        assert page.locator("#rp-seats .seat .card").count() == 24
+        steps = page.get_attribute("#rp-step", "max")
+        page.click("#rp-last")
+        expect(page.locator("#rp-pos")).to_have_text(f"move {steps} of {steps}")
+        expect(page.locator("#rp-status")).to_contain_text("wins")
+        # a record file opened on the page: the same replay
+        page.click("#rp-close")
+        page.set_input_files("#open-record", str(saved))
+        expect(page.locator("#rp-pos")).to_have_text(f"move 0 of {len(record['actions'])}")
+        assert page.locator("#rp-seats .seat .card").count() == 24
     assert errors == []
 
 
@@ -152,61 +163,50 @@ def test_play_a_whole_game_of_every_other_game_by_clicking(tmp_path, game):
     """Sortskæg (and any later game) in the page: the game chosen in the game selector, its
     cards drawn from the server's card faces, every move clicked to the end, the score sheet
     with a row per round, the record downloaded and replayed with every hand."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     import redbeard_env
     from redbeard_env.records import load_records
-    from redbeard_web.app import create_app, game_options
-    from redbeard_web.session import BotPool
-    from redbeard_web.store import GameStore
-    from test_web_server import LiveServer
+    from redbeard_web.app import game_options
 
     info = redbeard_env.game_named(game)
     faces = game_options(game)["cards"]
     players = min(max(4, info.player_range[0]), info.player_range[1])
-    errors: list[str] = []
-    with LiveServer(create_app(GameStore(BotPool()))) as live, sync_playwright() as p:
-        browser = launch(p)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 950})
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            start_game(page, live.url, "heuristic", seed=11, game=f"{game}:{info.default_rules}")
-            page.wait_for_selector(MOVE_OR_END)
-            expect(page.locator("#title")).to_have_text(info.title)
-            assert page.locator("#others .seat").count() == players - 1
-            cards = page.locator("[data-testid=hand] [data-card]")
-            assert cards.count() > 0
-            for k in range(cards.count()):  # the game's cards, drawn with the game's faces
-                name = cards.nth(k).get_attribute("data-card")
-                assert name in faces and faces[name][2] in cards.nth(k).get_attribute("class").split()
-            assert page.locator("[data-testid=question]").inner_text()
-            bids = set()
+    with page_on_a_live_server() as (live, page, errors):
+        start_game(page, live.url, "heuristic", seed=11, game=f"{game}:{info.default_rules}")
+        page.wait_for_selector(MOVE_OR_END)
+        expect(page.locator("#title")).to_have_text(info.title)
+        assert page.locator("#others .seat").count() == players - 1
+        cards = page.locator("[data-testid=hand] [data-card]")
+        assert cards.count() > 0
+        for k in range(cards.count()):  # the game's cards, drawn with the game's faces
+            name = cards.nth(k).get_attribute("data-card")
+            assert name in faces and faces[name][2] in cards.nth(k).get_attribute("class").split()
+        assert page.locator("[data-testid=question]").inner_text()
+        bids = set()
 
-            def note_bids(page) -> bool:
-                bids.update(t for t in page.locator("#others .call").all_inner_texts() if t)
-                return False
+        def note_bids(page) -> bool:
+            bids.update(t for t in page.locator("#others .call").all_inner_texts() if t)
+            return False
 
-            clicks = click_moves(page, random.Random(11), 3000, stop=note_bids)
-            summary = page.inner_text("[data-testid=game-over]")
-            assert "win" in summary, summary
-            assert clicks > 10 and bids  # the others' bids were on the table
-            with page.expect_download() as download:
-                page.click("#download-record")
-            saved = tmp_path / "game.jsonl"
-            download.value.save_as(saved)
-            (record,) = load_records(saved)  # replays exactly
-            assert record["game"] == game and record["seed"] == 11 and record["agents"][0] == "human"
-            assert page.locator("#sheet tbody tr").count() == len(record["rounds"])
-            page.click("#replay-record")
-            page.wait_for_selector("#rp-seats .seat")
-            assert page.locator("#rp-seats .seat").count() == players
-            dealt = sum(len(h) for h in record["deals"][0]["hands"])
-            assert page.locator("#rp-seats .seat .card").count() == dealt
-            page.click("#rp-last")
-            expect(page.locator("#rp-status")).to_contain_text("win")
-        finally:
-            browser.close()
+        clicks = click_moves(page, random.Random(11), 3000, stop=note_bids)
+        summary = page.inner_text("[data-testid=game-over]")
+        assert "win" in summary, summary
+        assert clicks > 10 and bids  # the others' bids were on the table
+        with page.expect_download() as download:
+            page.click("#download-record")
+        saved = tmp_path / "game.jsonl"
+        download.value.save_as(saved)
+        (record,) = load_records(saved)  # replays exactly
+        assert record["game"] == game and record["seed"] == 11 and record["agents"][0] == "human"
+        assert page.locator("#sheet tbody tr").count() == len(record["rounds"])
+        page.click("#replay-record")
+        page.wait_for_selector("#rp-seats .seat")
+        assert page.locator("#rp-seats .seat").count() == players
+        dealt = sum(len(h) for h in record["deals"][0]["hands"])
+        assert page.locator("#rp-seats .seat .card").count() == dealt
+        page.click("#rp-last")
+        expect(page.locator("#rp-status")).to_contain_text("win")
     assert errors == []
 
 

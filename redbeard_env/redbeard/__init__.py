@@ -18,26 +18,8 @@ __all__ = ["env", "raw_env", "VectorEnv", "Rules", "PRESETS", "make_rules", "act
            "card_name", "parse_card", "NUM_ACTIONS", "NUM_CARDS", "OBS_SIZE", "OBS_BLOCKS"]
 
 from ..registry import Game  # noqa: E402
-from . import records  # noqa: E402
-from .engine import ENGINES, ROUND_KEYS  # noqa: E402
 from .parts import REDBEARD  # noqa: E402
 
-GAME = Game(
-    name="redbeard",
-    title="Rödskägg",
-    parts=REDBEARD,
-    env=env,
-    raw_env=raw_env,
-    vector_env=VectorEnv,
-    engines=ENGINES,
-    round_keys=ROUND_KEYS,
-    records=records,
-    default_rules="classic",
-    deck_size=NUM_CARDS,
-    deck_parts=2,  # the deck, then the order in which thrown-in hands are reshuffled
-    decks_per_game=lambda rules: min(rules.max_rounds + 8, 96),
-    start_score=lambda rules: rules.start_score,
-    bots="agents.redbeard",
-    metrics="redbeard_env.redbeard.metrics:Records",
-    views="redbeard_env.redbeard.views",
-)
+# a deal's deck row: the deck, then the order in which thrown-in hands are reshuffled (deck_parts=2)
+GAME = Game.in_folder(__name__, title="Rödskägg", parts=REDBEARD, default_rules="classic", deck_parts=2,
+                      decks_per_game=lambda rules: min(rules.max_rounds + 8, 96), start_score=lambda rules: rules.start_score)

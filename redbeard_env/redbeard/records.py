@@ -178,9 +178,7 @@ def _check_deal(deal: Any, where: str, n: int) -> None:
 def start_replay(record: dict) -> tuple[G.Game, Recorder]:
     """A fresh reference game set up from a structurally checked record (no action yet),
     with a Recorder following it. Deals come only from the record."""
-    rules = check_structure(record)
-    decks = [deck_of(d, record["players"]) for d in record["deals"]]
-    return start_game(record, rules, G.new_game, decks, Recorder)
+    return start_game(record, check_structure, deck_of, G.new_game, Recorder)
 
 
 def apply_recorded(recorder: Recorder, record: dict, index: int) -> None:

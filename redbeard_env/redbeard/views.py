@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..viewparts import frame_base, seat_label
 from .cards import REDBEARD_LEVEL, SUITS, action_name as _action_name, card_name
 from .rules import TRICKS_PER_ROUND
 
@@ -60,10 +61,6 @@ Commands: help, hint [bot spec] (what a bot would do, default heuristic), table,
 
 
 # ---------------------------------------------------------------- names and cards
-def seat_label(seat: int, you: int | None) -> str:
-    return "You" if seat == you else f"player_{seat}"
-
-
 def action_name(g, action: int) -> str:
     """The SPEC name of ``action`` in ``g``'s current phase."""
     return _action_name(action)
@@ -333,25 +330,16 @@ def sheet_view(rows: Sequence[dict], num_players: int, you: int | None) -> dict:
 # ---------------------------------------------------------------- a finished game, every hand face up
 def frame(g, agents: Sequence[str]) -> dict:
     """A replay frame: the whole game state with every hand and the stock face up."""
-    seats = table(g, None, agents)["players"]
-    for p in seats:
-        p["hand"] = sorted_hand(g.hands[p["seat"]])
     return {
-        "hands": [sorted_hand(h) for h in g.hands],
+        **frame_base(g, agents, table, sorted_hand, card_name),
         "stock": [card_name(c) for c in g.stock],
-        "trick": [{"seat": s, "card": card_name(c)} for s, c in g.trick],
-        "scores": list(g.scores),
         "calls": [call_name(c) for c in g.calls],
-        "tricks": list(g.tricks),
         "in_round": list(g.in_round),
         "active": list(g.active),
-        "dealer": g.dealer,
         "declarer": g.declarer if g.declarer >= 0 else None,
         "round": g.rounds_played + (0 if g.game_over else 1),
-        "finished": g.game_over,
         "winner": g.winner,
         "winners": winners(g),
-        "seats": seats,
         "status": _status(g, None),
     }
 

@@ -17,26 +17,7 @@ __all__ = ["env", "raw_env", "VectorEnv", "Rules", "PRESETS", "make_rules", "act
 
 
 from ..registry import Game  # noqa: E402
-from . import records  # noqa: E402
-from .engine import ENGINES, ROUND_KEYS  # noqa: E402
 from .parts import SORTSKAEG  # noqa: E402
 
-GAME = Game(
-    name="sortskaeg",
-    title="Sortskæg",
-    parts=SORTSKAEG,
-    env=env,
-    raw_env=raw_env,
-    vector_env=VectorEnv,
-    engines=ENGINES,
-    round_keys=ROUND_KEYS,
-    records=records,
-    default_rules="sortskaeg",
-    deck_size=NUM_CARDS,
-    deck_parts=1,
-    decks_per_game=lambda rules: rules.num_rounds,
-    start_score=lambda rules: 0,
-    bots="agents.sortskaeg",
-    metrics="redbeard_env.sortskaeg.metrics:Records",
-    views="redbeard_env.sortskaeg.views",
-)
+GAME = Game.in_folder(__name__, title="Sortskæg", parts=SORTSKAEG, default_rules="sortskaeg", deck_parts=1,
+                      decks_per_game=lambda rules: rules.num_rounds, start_score=lambda rules: 0)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..viewparts import frame_base, seat_label
 from .cards import COLOUR_NAMES, COLOURS, NO_COLOUR, action_name as _action_name, card_name, colour_of
 
 #: colours in hand order: trumps (yellow) first, then red, green, blue; jokers before them all
@@ -33,10 +34,6 @@ Commands: help, hint [bot spec] (what a bot would do, default heuristic), table,
 
 
 # ---------------------------------------------------------------- names and cards
-def seat_label(seat: int, you: int | None) -> str:
-    return "You" if seat == you else f"player_{seat}"
-
-
 def action_name(g, action: int) -> str:
     """The SPEC name of ``action`` in ``g``'s current phase (a card is ``discard:`` in a discard)."""
     return _action_name(action, g.phase)
@@ -299,23 +296,14 @@ def sheet_view(rows: Sequence[dict], num_players: int, you: int | None) -> dict:
 # ---------------------------------------------------------------- a finished game, every hand face up
 def frame(g, agents: Sequence[str]) -> dict:
     """A replay frame: the whole game state with every hand (and every discard) face up."""
-    seats = table(g, None, agents)["players"]
-    for p in seats:
-        p["hand"] = sorted_hand(g.hands[p["seat"]])
     return {
-        "hands": [sorted_hand(h) for h in g.hands],
+        **frame_base(g, agents, table, sorted_hand, card_name),
         "discarded": [sorted_hand(d) for d in g.discarded],
-        "trick": [{"seat": s, "card": card_name(c)} for s, c in g.trick],
-        "scores": list(g.scores),
         "bids": list(g.bids),
-        "tricks": list(g.tricks),
-        "dealer": g.dealer,
         "round": min(g.round + 1, g.rules.num_rounds),
         "hand_size": g.hand_size,
-        "finished": g.game_over,
         "winner": winner(g),
         "winners": winners(g),
-        "seats": seats,
         "status": _status(g, None),
     }
 

@@ -1,0 +1,23 @@
+"""What every game's table views (``redbeard_env/<game>/views.py``) share: how a seat is
+named for a viewer and the common part of a replay frame."""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+
+def seat_label(seat: int, you: int | None) -> str:
+    """``You`` for the viewer's own seat, ``player_<seat>`` for the others."""
+    return "You" if seat == you else f"player_{seat}"
+
+
+def frame_base(g, agents: Sequence[str], table: Callable, sorted_hand: Callable, card_name: Callable) -> dict:
+    """The part of a replay frame (the whole game with every hand face up) every game has:
+    the seats of the public table with their hands, the hands, the trick, scores, tricks,
+    the dealer and whether the game is over; a game's ``frame`` adds its own fields."""
+    seats = table(g, None, agents)["players"]
+    for p in seats:
+        p["hand"] = sorted_hand(g.hands[p["seat"]])
+    return {"seats": seats, "hands": [sorted_hand(h) for h in g.hands],
+            "trick": [{"seat": s, "card": card_name(c)} for s, c in g.trick],
+            "scores": list(g.scores), "tricks": list(g.tricks), "dealer": g.dealer, "finished": g.game_over}
