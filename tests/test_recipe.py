@@ -117,3 +117,18 @@ def test_bad_recipe_values_are_refused(tmp_path):
                            ({"belief_coef": -1}, "belief_coef")):
         with pytest.raises(ConfigError, match=f"'{field}'"):
             from_dict(changes)
+
+
+def test_the_ablation_driver_writes_its_table(tmp_path):
+    from redbeard_train import ablation
+
+    out = tmp_path / "ablation.md"
+    assert ablation.main(["--config", "smoke", "--variants", "base", "all", "--minutes", "0.02", "--teacher", "heuristic",
+                          "--opponent", "random", "--games", "8", "--workers", "1", "--run-dir", str(tmp_path / "runs"),
+                          "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "| base |" in text and "| all |" in text and "joins from 2 points" in text
+    runs = sorted(p.name.split("__")[0] for p in (tmp_path / "runs").iterdir())
+    assert runs == ["smoke_all", "smoke_base"]
+    state = load(next((tmp_path / "runs").glob("smoke_all__*")) / "checkpoint.pt")
+    assert "critic.0.weight" in state["net"] and "belief_net.0.weight" in state["net"]

@@ -1,0 +1,134 @@
+"""The training recipe's parts switched on one at a time at the same budget, each run then
+measured on the same deals: a Markdown table and the learning curves.
+
+    python -m redbeard_train.ablation --config classic_4p --minutes 15 --games 600 --out docs/ablation_classic.md
+    python -m redbeard_train.ablation --config sortskaeg_4p --minutes 15 --variants base critic belief teacher all
+
+Variants (each on top of the config, with ``max_minutes`` set to the budget):
+
+    base     the config without the recipe's parts and without a prior (the plain learner)
+    prior    the config's heuristic prior (today's shipped bots are trained so)
+    critic   base + the privileged critic
+    belief   base + the belief head
+    teacher  base + distillation from the teacher (``--teacher``, default the game's heuristic)
+             during the first third of the run, the teacher also in the opponent pool
+    all      base + critic + belief + teacher
+
+Each trained policy then plays ``--games`` duplicate games in one seat against three of the
+game's ``pimc`` (``--opponent``), on the same seed for every variant; the table gives the
+win rate with its 95 % CI, the game's bid metric (Rödskägg's contract rate, Sortskæg's
+exact-bid rate), and for Rödskägg the join rate of rounds started at 2 points
+(``--mode round --scores 2 2 2 2``). The learning curves (win rate against the heuristic over
+wall-clock minutes, from the runs' own evaluations) go into one PNG beside the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from .config import Config, load_config
+
+VARIANTS = {
+    "base": dict(prior=""),
+    "prior": dict(),
+    "critic": dict(prior="", critic="privileged"),
+    "belief": dict(prior="", belief=True),
+    "teacher": dict(prior="", distill_frac=1 / 3),
+    "all": dict(prior="", critic="privileged", belief=True, distill_frac=1 / 3),
+}
+
+
+def variant_config(cfg: Config, name: str, minutes: float, teacher: str, run_dir: str) -> Config:
+    """The config of one variant (see the module docstring)."""
+    changes = dict(VARIANTS[name])
+    if "distill_frac" in changes:
+        changes.update(teacher=teacher, opponents=list(dict.fromkeys([*cfg.opponents, teacher])))
+    return dataclasses.replace(cfg, exp_name=f"{cfg.exp_name}_{name}", max_minutes=minutes, run_dir=run_dir,
+                               **changes)
+
+
+def measure(policy: Path, cfg: Config, opponent: str, games: int, seed: int, workers: int) -> dict:
+    """The trained policy against three ``opponent`` bots, and (Rödskägg) its joins from 2 points."""
+    from redbeard_env.registry import game_named
+    from redbeard_eval import run_tournament
+
+    n = cfg.players[0]
+    spec = f"ppo:{policy}"
+    res = run_tournament([spec] + [opponent] * (n - 1), game=cfg.game, rules=cfg.rules, overrides=cfg.overrides,
+                         players=n, games=games, seed=seed, progress=False, workers=workers)
+    me = res["agents"][spec]
+    row = {"win": me["win_rate"], "ci": me["win_rate_ci"], "contract": me.get("contract_rate"),
+           "exact": me.get("exact_rate"), "join_at_2": None}
+    if "start_score" in vars(game_named(cfg.game).make_rules(cfg.rules, **cfg.overrides)):
+        rounds = run_tournament([spec] + ["heuristic"] * (n - 1), game=cfg.game, rules=cfg.rules, players=n,
+                                overrides=cfg.overrides, games=games, seed=seed, mode="round", scores=[2] * n,
+                                progress=False, workers=workers)
+        row["join_at_2"] = rounds["agents"][spec]["join_rate"]
+    return row
+
+
+def _fmt(x, spec: str = ".3f") -> str:
+    return "–" if x is None else format(x, spec)
+
+
+def write_table(rows: dict, cfg: Config, args: argparse.Namespace, out: Path) -> None:
+    bid = "exact" if any(r["exact"] is not None for r in rows.values()) else "contract"
+    lines = [f"# Recipe ablation: {cfg.exp_name} ({cfg.game}, {cfg.rules}, {cfg.players[0]} players)", "",
+             f"Each variant trained {args.minutes:g} minutes from scratch (seed {cfg.seed}), then played {args.games} "
+             f"duplicate games in one seat against three `{args.opponent}` (seed {args.seed}; the same deals for every "
+             "variant). Command: `python -m redbeard_train.ablation " + " ".join(sys.argv[1:]) + "`.", "",
+             f"| variant | win vs 3 {args.opponent} [95 % CI] | {bid} rate | joins from 2 points | run |",
+             "|---|---|---:|---:|---|"]
+    for name, r in rows.items():
+        lines.append(f"| {name} | {r['win']:.3f} [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | {_fmt(r[bid])} | "
+                     f"{_fmt(r['join_at_2'], '.2f')} | `{r['run']}` |")
+    lines += ["", f"![learning curves]({out.with_suffix('.png').name})", ""]
+    out.write_text("\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="classic_4p", help="the config the variants start from")
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--minutes", type=float, default=15.0, help="training budget of each variant")
+    parser.add_argument("--teacher", default="pimc:samples=8", help="the teacher of the teacher and all variants")
+    parser.add_argument("--opponent", default="pimc", help="the three bots each policy is measured against")
+    parser.add_argument("--games", type=int, default=600)
+    parser.add_argument("--seed", type=int, default=7, help="seed of the measuring tournaments")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--run-dir", default="runs/ablation")
+    parser.add_argument("--out", default="docs/ablation.md")
+    args = parser.parse_args(argv)
+    if args.minutes <= 0 or args.games < 1:
+        parser.error("--minutes must be > 0 and --games >= 1")
+    from .curve import plot_curves, read_curve
+    from .loop import train
+
+    base = load_config(args.config)
+    rows, curves = {}, []
+    for name in args.variants:
+        cfg = variant_config(base, name, args.minutes, args.teacher, args.run_dir)
+        print(f"ablation: training {name} for {args.minutes:g} minutes", file=sys.stderr)
+        out = train(cfg, quiet=True)
+        run = Path(out["run_dir"])
+        rows[name] = {**measure(run / "policy.pt", cfg, args.opponent, args.games, args.seed, args.workers), "run": str(run)}
+        print(f"ablation: {name}: {rows[name]}", file=sys.stderr)
+        try:
+            curves.append((read_curve(run), name))
+        except ValueError:
+            pass
+    out_path = Path(args.out)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    write_table(rows, base, args, out_path)
+    if curves:
+        plot_curves([c for c, _ in curves], [n for _, n in curves], out_path.with_suffix(".png"),
+                    f"{base.exp_name}: the recipe's parts, {args.minutes:g} minutes each")
+    print(f"wrote {out_path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
