@@ -1,4 +1,4 @@
-"""The batched numpy engine of Sortskæg: B games in lock-step (SPEC §6, the §3b contract).
+"""The batch engine of Sortskæg: B games in lock-step, compiled with numba (SPEC §6, the §3b contract).
 
 ```python
 from redbeard_env.sortskaeg import VectorEnv
@@ -18,7 +18,8 @@ Spaces
     gives (:func:`redbeard_env.sortskaeg.observation.encode`). ``mask`` int8 [B, 50]: its
     legal actions. ``seat`` int64 [B]: the acting seat, -1 for a halted game. An illegal
     action (mask 0) for any game raises ``ValueError`` naming the game index, the action
-    and the phase; nothing changes.
+    and the phase; nothing changes. Every step returns arrays the caller owns (``obs`` is
+    never one the caller still holds; ``mask`` is a copy).
 
 Rewards
     float32 [B, num_players] per seat for this step: ``reward="win"`` pays the AEC env's
@@ -51,30 +52,83 @@ Deals and loaded states
     indices=None, stop_at_round_end=False)`` sets games from reference ``Game`` objects in
     any phase (sampled worlds of a search bot); with ``stop_at_round_end`` they halt once
     their round is scored. ``export_game(b)`` returns game b as a reference ``Game``.
-    ``observe(observer)`` encodes any seat's view of every game.
+    ``observe(observer)`` encodes any seat's view of every game. ``load_arrays(state,
+    stop_at_round_end=False)`` sets every game from arrays (``STATE_ARRAYS``; card sets as
+    bool [..., 42]).
+
+Randomness
+    Every game slot has its own small generator (splitmix64, in the compiled code), seeded
+    from the engine's ``np.random.Generator`` (``seed``, or ``reset(seed=...)``) by
+    ``reset`` and by the loads; it draws each new game's first dealer and every deal not
+    given by ``decks`` (a uniform permutation of the 42 cards). The same seed and actions
+    give the same games.
+
+Implementation notes
+    This module holds the state and the public API; the rules, the observation encoder and
+    the mask are compiled with numba (``cache=True``, ``nogil=True``):
+    :mod:`~.vector_rules` (the state layout and one function per phase, written for one
+    game like the reference engine), :mod:`~.vector_observe` (encoder and mask) and
+    :mod:`~.vector_kernels` (the drivers that loop over the games; a game's next
+    observation and mask are written right after its transition). They release the GIL,
+    so rollout threads with an engine each run in parallel. The first use compiles them
+    (about 15 s) into numba's on-disk cache; later processes load them (about a second).
+    The state is one record per game (``vector_rules.GAME``) in one byte buffer; the
+    attributes (``phase``, ``scores``, ...; batch axis first) are views of its fields, the
+    card sets 42-bit masks (``hands_bits`` ...; ``hands``, ``played`` ... give them as
+    bool [..., 42]). Observations are written into buffers reused once the caller has
+    dropped them (Rödskägg's engine does the same).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Sequence
 
 import numpy as np
 
 from . import game as G
-from .cards import BID0, CARD_COLOUR, JOKERS, MAX_BID, NUM_ACTIONS, NUM_CARDS, NUM_COLOURS, NO_COLOUR, YELLOW, action_name
-from .observation import (GAP_SCALE, OBS_HIGH, OBS_LOW, OFF, OBS_SLICES, ROUND_SCALE, SCORE_SCALE,
-                          static_prefix)
-from .rules import MAX_HAND, SCORE_LIMIT, Rules, check_num_players, deals_fresh, discard_follows, make_rules, round_score
+from . import vector_kernels as K
+from .cards import NUM_ACTIONS, NUM_CARDS, action_name
+from .observation import OBS_SIZE
+from .rules import SCORE_LIMIT, Rules, check_num_players, make_rules
+from .vector_rules import BID, DISCARD, GAME, OVER, PLAY, new_report, rule_params, rule_tables
 
-BID, PLAY, DISCARD, OVER = range(4)
+__all__ = ["VectorEnv", "random_legal_actions", "BID", "PLAY", "DISCARD", "OVER", "PHASE_NAMES"]
+
 PHASE_NAMES = G.PHASE_NAMES
 REWARD_MODES = ("win", "score")
-_IS_JOKER = np.zeros(NUM_CARDS, bool)
-_IS_JOKER[list(JOKERS)] = True
+CARD_BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
+#: the card sets of the state, kept as 42-bit masks: name -> (attribute, per seat)
+CARD_SETS = {"hands": ("hands_bits", True), "played": ("played_bits", False), "played_by": ("played_by_bits", True),
+             "game_cards": ("game_cards_bits", False), "seen_game": ("seen_game_bits", False),
+             "took_back": ("took_back_bits", True), "discarded": ("discarded_bits", True)}
+
+
+def pack_cards(cards) -> np.ndarray:
+    """bool [..., 42] -> uint64 [...] (bit c set where card c is in the set)."""
+    return ((np.asarray(cards) != 0) * CARD_BITS).sum(-1, dtype=np.uint64)
+
+
+def unpack_cards(bits) -> np.ndarray:
+    """uint64 [...] -> bool [..., 42]."""
+    return (np.asarray(bits, np.uint64)[..., None] & CARD_BITS) != 0
+
+
+def _bits(cards) -> int:
+    return int(sum(1 << int(c) for c in cards))
+
+
+def _card_set(bits) -> set[int]:
+    return {c for c in range(NUM_CARDS) if int(bits) >> c & 1}
 
 
 class VectorEnv:
     """See the module docstring."""
+
+    #: the game state a search may set with :meth:`load_arrays`
+    STATE_ARRAYS = ("hands", "phase", "round", "first_dealer", "dealer", "to_act", "leader", "scores", "bids",
+                    "tricks", "trick_card", "trick_len", "led", "played", "played_by", "voids", "game_cards",
+                    "seen_game", "took_back", "discarded", "discards_left")
 
     def __init__(self, num_envs: int, num_players: int = 4, rules: "str | Rules" = "sortskaeg", seed: Any = None,
                  reward: str = "win", auto_reset: bool = True, **overrides: Any):
@@ -88,43 +142,70 @@ class VectorEnv:
         self.reward_mode = reward
         self.auto_reset = bool(auto_reset)
         self.rng = np.random.default_rng(seed)
-        r = self.rules
-        R = r.num_rounds
-        # per round: its hand size, whether it starts with a deal, whether a discard follows
-        self.sizes = np.array(r.hand_sizes, dtype=np.int64)
-        self.fresh = np.array([deals_fresh(r, k) for k in range(R)] + [False])
-        self.discard_after = np.array([discard_follows(r, k) for k in range(R)] + [False])
-        self.prefix = static_prefix(r, n)
-        # round points by (bid, tricks)
-        self.points = np.array([[round_score(b, t, r) for t in range(MAX_HAND + 1)] for b in range(MAX_BID + 1)],
-                               dtype=np.int64)
-        self.hands = np.zeros((B, n, NUM_CARDS), bool)
-        self.phase = np.zeros(B, np.int64)
-        self.round = np.zeros(B, np.int64)
-        self.first_dealer = np.zeros(B, np.int64)
-        self.dealer = np.zeros(B, np.int64)
-        self.to_act = np.zeros(B, np.int64)
-        self.leader = np.full(B, -1, np.int64)
-        self.scores = np.zeros((B, n), np.int64)
-        self.bids = np.full((B, n), -1, np.int64)
-        self.tricks = np.zeros((B, n), np.int64)
-        self.trick_card = np.full((B, n), -1, np.int64)  # per seat, -1 = not played to this trick
-        self.trick_len = np.zeros(B, np.int64)
-        self.led = np.full(B, NO_COLOUR, np.int64)
-        self.played = np.zeros((B, NUM_CARDS), bool)
-        self.played_by = np.zeros((B, n, NUM_CARDS), bool)
-        self.voids = np.zeros((B, n, NUM_COLOURS), bool)
-        self.game_cards = np.zeros((B, NUM_CARDS), bool)
-        self.seen_game = np.zeros((B, NUM_CARDS), bool)
-        self.took_back = np.zeros((B, n, NUM_CARDS), bool)
-        self.discarded = np.zeros((B, n, NUM_CARDS), bool)
-        self.discards_left = np.zeros(B, np.int64)
-        self.winners = np.zeros((B, n), bool)
-        self.decks = np.zeros((B, 0, NUM_CARDS), np.int64)
-        self.deck_next = np.zeros(B, np.int64)
-        self.stop_at_round_end = np.zeros(B, bool)
-        self.halt = np.zeros(B, bool)
+        self._rules_table = (rule_tables(self.rules, n),)  # (in a tuple: derived from the rules, not state)
+        self._buffers = ObsBuffers(B)
+        self._alloc()
+
+    # ================================================================== state
+    def _alloc(self) -> None:
+        """The state: one record per game (``vector_rules.GAME``) in one byte buffer,
+        ``_raw``; the attributes below are views of its fields (seats cut to n)."""
+        B, n = self.num_envs, self.num_players
+        self._raw = np.zeros((B, GAME.itemsize), np.uint8)
+        self._views = (self._raw.view(GAME)[:, 0],)  # the records (in a tuple: not state of its own)
+        G = self._games()
+        for name in ("phase", "round", "first_dealer", "dealer", "to_act", "leader", "trick_len", "led",
+                     "discards_left", "deck_next", "halt"):
+            setattr(self, name, G[name])
+        self.stop_at_round_end = G["stop_round"]
+        self.game_rng = G["rng"]  # each game's generator (its state), seeded from self.rng
+        for name in ("scores", "bids", "tricks", "trick_card"):
+            setattr(self, name, G[name][:, :n])
+        self.voids = G["voids"].view(np.bool_)[:, :n]
+        self.winners = G["winners"].view(np.bool_)[:, :n]
+        for name, (attr, per_seat) in CARD_SETS.items():
+            setattr(self, attr, G[name][:, :n] if per_seat else G[name])
+        self.leader[:] = self.led[:] = -1
+        self.bids[:] = self.trick_card[:] = -1  # no bid yet, not played to this trick
+        self.decks = np.zeros((B, 0, NUM_CARDS), np.int64)  # given decks, top first: [B, K, 42]
         self.mask = np.zeros((B, NUM_ACTIONS), np.int8)
+
+    def _games(self) -> np.ndarray:
+        """The game records, a view of ``_raw`` (pickles and checkpoints hold only plain arrays)."""
+        return self._views[0]
+
+    def _seed_games(self, idx: np.ndarray) -> None:
+        """New generator states for games ``idx``, drawn from the engine's generator."""
+        self.game_rng[idx] = self.rng.integers(0, 2**64, size=len(idx), dtype=np.uint64)
+
+    def _params(self) -> tuple:
+        return rule_params(self.rules, self.num_players, self.reward_mode, self.auto_reset)
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_views"}
+
+    def __setstate__(self, state: dict) -> None:
+        """The attributes are views of ``_raw``; pickling turns them into copies. Rebuild the
+        buffer and the views, then copy the values in, so an unpickled engine continues
+        exactly."""
+        self.__dict__.update(state)
+        self._alloc()
+        for key, value in state.items():
+            current = self.__dict__.get(key)
+            if isinstance(value, np.ndarray) and isinstance(current, np.ndarray) and current is not value:
+                if current.shape == value.shape and current.flags.writeable:
+                    current[...] = value
+                    continue
+            self.__dict__[key] = value
+
+    # card sets as bool arrays (copies; the state holds the bit masks)
+    hands = property(lambda self: unpack_cards(self.hands_bits), doc="bool [B, n, 42]: each seat's hand")
+    played = property(lambda self: unpack_cards(self.played_bits), doc="bool [B, 42]: finished tricks' cards")
+    played_by = property(lambda self: unpack_cards(self.played_by_bits), doc="bool [B, n, 42]: plays this round")
+    game_cards = property(lambda self: unpack_cards(self.game_cards_bits), doc="bool [B, 42]: carry: the game's cards")
+    seen_game = property(lambda self: unpack_cards(self.seen_game_bits), doc="bool [B, 42]: earlier rounds' cards")
+    took_back = property(lambda self: unpack_cards(self.took_back_bits), doc="bool [B, n, 42]: taken back")
+    discarded = property(lambda self: unpack_cards(self.discarded_bits), doc="bool [B, n, 42]: own discards")
 
     # ================================================================== public API
     def reset(self, seed: Any = None, dealer=None, scores=None, decks=None):
@@ -147,11 +228,17 @@ class VectorEnv:
                 raise ValueError(f"decks must be [{B}, K, {NUM_CARDS}], each a permutation of the {NUM_CARDS} cards")
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-        self.decks = np.zeros((B, 0, NUM_CARDS), np.int64) if decks is None else decks.astype(np.int64)
+        self.decks = np.zeros((B, 0, NUM_CARDS), np.int64) if decks is None else np.array(decks, np.int64)
         self.deck_next[:] = 0
         self.stop_at_round_end[:] = False
-        self._new_game(np.arange(B), dealer, scores)
-        return self._observe()
+        dealer = np.full(B, -1, np.int64) if dealer is None else dealer.astype(np.int64)
+        use_scores = scores is not None
+        scores = scores.astype(np.int64) if use_scores else np.zeros((B, n), np.int64)
+        obs = self._buffers.get()
+        self._seed_games(np.arange(B))
+        K.reset_games(self._games(), self.decks, self._rules_table[0], self._params(), dealer, scores, use_scores, obs,
+                      self.mask)
+        return obs, self.mask.copy(), self._seats()
 
     def step(self, actions):
         """Apply one action per game (ignored for halted games); see the module docstring."""
@@ -159,42 +246,26 @@ class VectorEnv:
         actions = np.asarray(actions)
         if actions.shape != (B,) or actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be {B} ints, got {actions!r:.80}")
-        live = np.flatnonzero(~self.halt)
-        a = actions[live].astype(np.int64)
-        bad = (a < 0) | (a >= NUM_ACTIONS)
-        bad[~bad] = self.mask[live[~bad], a[~bad]] == 0
-        if bad.any():
-            b = int(live[np.flatnonzero(bad)[0]])
-            act = int(actions[b])
-            name = action_name(act, PHASE_NAMES[self.phase[b]]) if 0 <= act < NUM_ACTIONS else "out of range"
-            raise ValueError(f"illegal action {act} ({name}) in game {b}, phase {PHASE_NAMES[self.phase[b]]!r}, "
-                             f"for seat {self.to_act[b]}")
-        self.rewards = np.zeros((B, n), np.float32)
-        self.info = self._empty_info()
-        seat = self.to_act[live]
-        phase = self.phase[live]
-        for code, apply in ((BID, self._apply_bid), (PLAY, self._apply_play), (DISCARD, self._apply_discard)):
-            sel = phase == code
-            if sel.any():
-                apply(live[sel], seat[sel], a[sel])
-        terminated = self.info["done"]
-        del self.info["done"]
-        info = self.info
-        info["score"] = np.where(terminated[:, None], info["final_score"], self.scores)
-        info["final_score"] = info["score"]
-        info["rounds"] = np.where(terminated, info["rounds"], self.round)
-        finished = np.flatnonzero(terminated)
-        if len(finished):
-            if self.auto_reset:
-                self.deck_next[finished] = self.decks.shape[1]  # given decks were for the finished game
-                self._new_game(finished)
-            else:
-                self.halt[finished] = True
-        halted_now = np.flatnonzero(self.stop_at_round_end & info["round_over"] & ~terminated)
-        self.halt[halted_now] = True
-        info["phase"] = self.phase.astype(np.int8)
-        obs, mask, seats = self._observe()
-        return obs, mask, seats, self.rewards, terminated, np.zeros(B, bool), info
+        a = np.ascontiguousarray(actions, np.int64)
+        bad = K.first_illegal(self._games(), a, self.mask)
+        if bad >= 0:
+            self._illegal(bad, int(actions[bad]))
+        R = new_report(B, n)
+        obs = self._buffers.get()
+        K.step_games(self._games(), self.decks, self._rules_table[0], self._params(), a, tuple(R), obs, self.mask)
+        info = {"final_score": R.score, "winners": R.winners, "winner": R.winner, "rounds": R.rounds,
+                "round_over": R.round_over, "round_index": R.round_index, "round_hand_size": R.round_hand_size,
+                "round_bids": R.round_bids, "round_tricks": R.round_tricks, "round_delta": R.round_delta,
+                "round_score": R.round_score, "score": R.score, "phase": R.phase}
+        return obs, self.mask.copy(), R.seat, R.rewards, R.terminated, np.zeros(B, bool), info
+
+    def _illegal(self, b: int, act: int) -> None:
+        phase = PHASE_NAMES[self.phase[b]]
+        name = action_name(act, phase) if 0 <= act < NUM_ACTIONS else "out of range"
+        raise ValueError(f"illegal action {act} ({name}) in game {b}, phase {phase!r}, for seat {self.to_act[b]}")
+
+    def _seats(self) -> np.ndarray:
+        return np.where(self.halt | (self.phase == OVER), -1, self.to_act).astype(np.int64)
 
     @property
     def halted(self) -> np.ndarray:
@@ -207,283 +278,17 @@ class VectorEnv:
         if observer is None:
             observer = self.to_act
         observer = np.broadcast_to(np.asarray(observer, dtype=np.int64), (self.num_envs,))
-        return self._encode(np.arange(self.num_envs), np.where(observer < 0, 0, observer))
-
-    # ================================================================== games
-    def _empty_info(self) -> dict:
-        B, n = self.num_envs, self.num_players
-        return {
-            "done": np.zeros(B, bool),
-            "final_score": np.zeros((B, n), np.int64),
-            "winners": np.zeros((B, n), bool),
-            "winner": np.full(B, -1, np.int64),
-            "rounds": np.zeros(B, np.int64),
-            "round_over": np.zeros(B, bool),
-            "round_index": np.full(B, -1, np.int64),
-            "round_hand_size": np.zeros(B, np.int64),
-            "round_bids": np.full((B, n), -1, np.int64),
-            "round_tricks": np.zeros((B, n), np.int64),
-            "round_delta": np.zeros((B, n), np.int64),
-            "round_score": np.zeros((B, n), np.int64),
-        }
-
-    def _new_game(self, idx: np.ndarray, dealer=None, scores=None) -> None:
-        n = self.num_players
-        self.first_dealer[idx] = self.rng.integers(n, size=len(idx)) if dealer is None else dealer
-        self.scores[idx] = 0 if scores is None else scores
-        self.round[idx] = 0
-        self.halt[idx] = False
-        self.winners[idx] = False
-        for arr in (self.game_cards, self.seen_game, self.took_back, self.discarded, self.hands):
-            arr[idx] = False
-        self._start_round(idx)
-
-    def _draw_decks(self, idx: np.ndarray) -> np.ndarray:
-        """The next deck of each game in ``idx``: its own given deck, else a random one."""
-        decks = np.empty((len(idx), NUM_CARDS), np.int64)
-        given = self.deck_next[idx] < self.decks.shape[1]
-        if given.any():
-            g = idx[given]
-            decks[given] = self.decks[g, self.deck_next[g]]
-        if (~given).any():
-            decks[~given] = self.rng.random(((~given).sum(), NUM_CARDS)).argsort(1)
-        self.deck_next[idx] += 1
-        return decks
-
-    def _start_round(self, idx: np.ndarray) -> None:
-        """Deal where the round starts with a deal, clear the round, the dealer's left bids."""
-        n = self.num_players
-        self.dealer[idx] = (self.first_dealer[idx] + self.round[idx]) % n
-        deal = idx[self.fresh[self.round[idx]]]
-        if len(deal):
-            deck = self._draw_decks(deal)
-            if self.rules.deal == "carry":
-                first = self.round[deal] == 0
-                self.game_cards[deal[first]] = False
-                rows = np.flatnonzero(first)
-                top = np.arange(NUM_CARDS)[None, :] < (self.sizes[0] * n)
-                self.game_cards[deal[rows][:, None], deck[rows]] = top
-                # later deals: the game's cards in the order the deck lists them
-                keep = self.game_cards[deal[:, None], deck]
-                deck = np.take_along_axis(deck, np.argsort(~keep, axis=1, kind="stable"), axis=1)
-            h = self.sizes[self.round[deal]]
-            pos = np.arange(NUM_CARDS)[None, :]
-            dealt = pos < n * h[:, None]
-            seat = (self.dealer[deal][:, None] + 1 + pos // h[:, None]) % n
-            self.hands[deal] = False
-            rows = np.broadcast_to(deal[:, None], deck.shape)
-            self.hands[rows[dealt], seat[dealt], deck[dealt]] = True
-            self.took_back[deal] = False
-        self.bids[idx] = -1
-        self.tricks[idx] = 0
-        self.trick_card[idx] = -1
-        self.trick_len[idx] = 0
-        self.led[idx] = NO_COLOUR
-        self.played[idx] = False
-        self.played_by[idx] = False
-        self.voids[idx] = False
-        self.phase[idx] = BID
-        self.leader[idx] = -1
-        self.to_act[idx] = (self.dealer[idx] + 1) % n
-
-    # ================================================================== phases
-    def _apply_bid(self, idx: np.ndarray, seat: np.ndarray, a: np.ndarray) -> None:
-        n = self.num_players
-        self.bids[idx, seat] = a - BID0
-        last = seat == self.dealer[idx]
-        self.to_act[idx] = (seat + 1) % n
-        done = idx[last]
-        self.phase[done] = PLAY
-        self.leader[done] = self.to_act[done]
-
-    def _apply_play(self, idx: np.ndarray, seat: np.ndarray, card: np.ndarray) -> None:
-        n = self.num_players
-        colour = CARD_COLOUR[card]
-        led = self.led[idx]
-        off = (led != NO_COLOUR) & (colour != NO_COLOUR) & (colour != led)
-        self.voids[idx[off], seat[off], led[off]] = True  # a colour card off the led colour shows a void
-        self.hands[idx, seat, card] = False
-        self.played_by[idx, seat, card] = True
-        self.trick_card[idx, seat] = card
-        first = self.trick_len[idx] == 0
-        self.led[idx[first]] = colour[first]  # -1 after a led joker: no led colour
-        self.trick_len[idx] += 1
-        self.to_act[idx] = (seat + 1) % n
-        full = idx[self.trick_len[idx] == n]
-        if len(full):
-            self._complete_trick(full)
-
-    def _trick_winner(self, idx: np.ndarray) -> np.ndarray:
-        """Seat holding the winning card of the (possibly unfinished) trick; -1 if empty."""
-        cards = self.trick_card[idx]
-        valid = cards >= 0
-        colour = np.where(valid, CARD_COLOUR[np.maximum(cards, 0)], NO_COLOUR)
-        lead = cards[np.arange(len(idx)), np.maximum(self.leader[idx], 0)]
-        yellow = valid & (colour == YELLOW)
-        best_yellow = np.where(yellow, cards, -1).argmax(1)
-        best_led = np.where(valid & (colour == self.led[idx][:, None]), cards, -1).argmax(1)
-        winner = np.where(yellow.any(1), best_yellow, best_led)
-        winner = np.where(lead >= JOKERS[0], self.leader[idx], winner)
-        return np.where(self.trick_len[idx] > 0, winner, -1)
-
-    def _complete_trick(self, idx: np.ndarray) -> None:
-        winner = self._trick_winner(idx)
-        self.tricks[idx, winner] += 1
-        cards = self.trick_card[idx]
-        self.played[np.repeat(idx, self.num_players), cards.ravel()] = True
-        self.trick_card[idx] = -1
-        self.trick_len[idx] = 0
-        self.led[idx] = NO_COLOUR
-        self.leader[idx] = self.to_act[idx] = winner
-        over = idx[self.tricks[idx].sum(1) == self.sizes[self.round[idx]]]
-        if len(over):
-            self._score_round(over)
-
-    def _score_round(self, idx: np.ndarray) -> None:
-        info = self.info
-        bids, tricks = self.bids[idx], self.tricks[idx]
-        delta = self.points[bids, tricks]
-        self.scores[idx] += delta
-        if self.reward_mode == "score":
-            self.rewards[idx] += delta
-        info["round_over"][idx] = True
-        info["round_index"][idx] = self.round[idx]
-        info["round_hand_size"][idx] = self.sizes[self.round[idx]]
-        info["round_bids"][idx] = bids
-        info["round_tricks"][idx] = tricks
-        info["round_delta"][idx] = delta
-        info["round_score"][idx] = self.scores[idx]
-        if self.rules.deal == "carry":
-            self.seen_game[idx] |= self.played[idx]
-        finished = self.round[idx]
-        self.round[idx] += 1
-        end = self.round[idx] == self.rules.num_rounds
-        discard = ~end & self.discard_after[finished]
-        if end.any():
-            self._end_game(idx[end])
-        if discard.any():
-            self._start_discard(idx[discard])
-        nxt = idx[~end & ~discard]
-        if len(nxt):
-            self._start_round(nxt)
-
-    def _start_discard(self, idx: np.ndarray) -> None:
-        self.hands[idx] = self.played_by[idx]
-        self.took_back[idx] = self.played_by[idx]
-        self.phase[idx] = DISCARD
-        self.discards_left[idx] = self.num_players
-        self.to_act[idx] = (self.dealer[idx] + 1) % self.num_players
-
-    def _apply_discard(self, idx: np.ndarray, seat: np.ndarray, card: np.ndarray) -> None:
-        self.hands[idx, seat, card] = False
-        self.discarded[idx, seat, card] = True
-        self.discards_left[idx] -= 1
-        self.to_act[idx] = (seat + 1) % self.num_players
-        done = idx[self.discards_left[idx] == 0]
-        if len(done):
-            self._start_round(done)
-
-    def _end_game(self, idx: np.ndarray) -> None:
-        n, info = self.num_players, self.info
-        scores = self.scores[idx]
-        winners = scores == scores.max(1, keepdims=True)
-        k = winners.sum(1, keepdims=True)
-        if self.reward_mode == "win":
-            self.rewards[idx] += np.where(k == n, 0.0, np.where(winners, 1.0 / k, -1.0 / np.maximum(n - k, 1)))
-        self.winners[idx] = winners
-        self.phase[idx] = OVER
-        self.to_act[idx] = -1
-        info["done"][idx] = True
-        info["winners"][idx] = winners
-        info["winner"][idx] = np.where(k[:, 0] == 1, winners.argmax(1), -1)
-        info["final_score"][idx] = scores
-        info["rounds"][idx] = self.round[idx]
-
-    # ================================================================== observation
-    def _legal(self, idx: np.ndarray) -> np.ndarray:
-        """int8 [len(idx), 50]: the acting seat's legal actions (zeros when over or halted)."""
-        m = len(idx)
-        mask = np.zeros((m, NUM_ACTIONS), np.int8)
-        phase, seat = self.phase[idx], np.maximum(self.to_act[idx], 0)
-        h = self.sizes[np.minimum(self.round[idx], len(self.sizes) - 1)]
-        bid = phase == BID
-        if bid.any():
-            k = np.arange(MAX_BID + 1)[None, :]
-            ok = k <= h[bid][:, None]
-            if self.rules.dealer_hook:
-                rows = idx[bid]
-                is_dealer = seat[bid] == self.dealer[rows]
-                others = np.where(self.bids[rows] >= 0, self.bids[rows], 0).sum(1)
-                ok &= ~(is_dealer[:, None] & (others[:, None] + k == h[bid][:, None]))
-            mask[bid, BID0:] = ok
-        cards = (phase == PLAY) | (phase == DISCARD)
-        if cards.any():
-            rows = idx[cards]
-            hand = self.hands[rows, seat[cards]]
-            led = self.led[rows]
-            follow = hand & (CARD_COLOUR[None, :] == led[:, None])
-            must = (phase[cards] == PLAY) & (led != NO_COLOUR) & follow.any(1)
-            legal = np.where(must[:, None], follow | (hand & _IS_JOKER), hand)
-            mask[cards, :NUM_CARDS] = legal
-        mask[self.halt[idx] | (phase == OVER)] = 0
-        return mask
+        out = np.empty((self.num_envs, OBS_SIZE), np.float32)
+        K.observe_games(self._games(), self._rules_table[0], self._params(), np.ascontiguousarray(np.maximum(observer, 0)),
+                        out, self.mask, False)
+        return out
 
     def _observe(self):
-        B = self.num_envs
-        idx = np.arange(B)
-        seat = np.where(self.halt | (self.phase == OVER), -1, self.to_act)
-        self.mask = self._legal(idx)
-        obs = self._encode(idx, np.maximum(self.to_act, 0))
-        return obs, self.mask.copy(), seat.astype(np.int64)
-
-    def _encode(self, idx: np.ndarray, observer: np.ndarray) -> np.ndarray:
-        """float32 [len(idx), 671]: the view of seat ``observer`` [len(idx)] in each game."""
-        n, m = self.num_players, len(idx)
-        R = self.rules.num_rounds
-        rows = np.arange(m)
-        obs = np.tile(self.prefix, (m, 1))
-        phase, rnd = self.phase[idx], self.round[idx]
-        obs[rows, OFF["phase"] + phase] = 1.0
-        p = OFF["progress"]
-        obs[:, p] = rnd / ROUND_SCALE
-        obs[:, p + 1] = np.maximum(R - rnd - 1, 0) / ROUND_SCALE
-        obs[:, p + 2] = self.tricks[idx].sum(1) / MAX_HAND
-        live = phase != OVER
-        obs[rows[live], OFF["hand_size"] + self.sizes[np.minimum(rnd, R - 1)][live] - 1] = 1.0
-        hand = self.hands[idx, observer]
-        trick = np.zeros((m, NUM_CARDS), bool)
-        tc = self.trick_card[idx]
-        has = tc >= 0
-        trick[np.nonzero(has)[0], tc[has]] = True
-        played = self.played[idx]
-        for name, cards in (("hand", hand), ("played", played), ("trick", trick), ("seen_game", self.seen_game[idx]),
-                            ("discarded", self.discarded[idx, observer])):
-            obs[:, OBS_SLICES[name]] = cards
-        obs[rows, OFF["led"] + self.led[idx] + 1] = 1.0
-        visible = hand | played | trick
-        obs[rows, OFF["jokers_seen"] + visible[:, list(JOKERS)].sum(1)] = 1.0
-        scores = self.scores[idx]
-        best = scores.max(1)
-        bids, tricks = self.bids[idx], self.tricks[idx]
-        for pos in range(n):
-            s = (observer + pos) % n
-            obs[:, OFF["took_back"] + pos * NUM_CARDS: OFF["took_back"] + (pos + 1) * NUM_CARDS] = self.took_back[idx, s]
-            sc = scores[rows, s]
-            obs[:, OFF["score"] + pos] = np.clip(sc / SCORE_SCALE, OBS_LOW, OBS_HIGH)
-            obs[:, OFF["score_gap"] + pos] = np.maximum((sc - best) / GAP_SCALE, OBS_LOW)
-            bid = bids[rows, s]
-            obs[rows, OFF["bid"] + pos * (MAX_BID + 2) + bid + 1] = 1.0
-            t = tricks[rows, s]
-            obs[rows, OFF["tricks"] + pos * (MAX_HAND + 1) + t] = 1.0
-            obs[:, OFF["need"] + pos] = np.where(bid >= 0, (bid - t) / MAX_HAND, 0.0)
-            obs[:, OFF["trick_played"] + pos] = has[rows, s]
-            obs[:, OFF["voids"] + pos * NUM_COLOURS: OFF["voids"] + (pos + 1) * NUM_COLOURS] = self.voids[idx, s]
-        leader = np.where(phase == PLAY, self.leader[idx], -1)
-        for name, seat in (("dealer", self.dealer[idx]), ("acting", np.where(live, self.to_act[idx], -1)),
-                           ("leader", leader), ("trick_winning", self._trick_winner(idx))):
-            ok = seat >= 0
-            obs[rows[ok], OFF[name] + (seat[ok] - observer[ok]) % n] = 1.0
-        return obs
+        """After a load: every game's observation and mask, and the acting seats."""
+        obs = self._buffers.get()
+        K.observe_games(self._games(), self._rules_table[0], self._params(), np.maximum(self.to_act, 0).astype(np.int64),
+                        obs, self.mask, True)
+        return obs, self.mask.copy(), self._seats()
 
     # ================================================================== loaded states
     def load_games(self, games: Sequence[G.Game], indices=None, stop_at_round_end: bool = False):
@@ -496,39 +301,40 @@ class VectorEnv:
         grow = max(len(g.deck_queue) for g in games) - self.decks.shape[1]
         if grow > 0:  # room at the front: every game's unused decks stay at the end of its row
             pad = np.tile(np.arange(NUM_CARDS), (self.num_envs, grow, 1))
-            self.decks = np.concatenate([pad, self.decks], axis=1)
+            self.decks = np.ascontiguousarray(np.concatenate([pad, self.decks], axis=1))
             self.deck_next += grow
         for b, g in zip(idx, games):
             if g.num_players != self.num_players or g.rules != self.rules:
                 raise ValueError("a loaded game must have this engine's rules and player count")
             self._load(int(b), g)
             self.stop_at_round_end[b] = stop_at_round_end
+        self._seed_games(idx)
         return self._observe()
-
-    #: the game state a search may set with :meth:`load_arrays`
-    STATE_ARRAYS = ("hands", "phase", "round", "first_dealer", "dealer", "to_act", "leader", "scores", "bids",
-                    "tricks", "trick_card", "trick_len", "led", "played", "played_by", "voids", "game_cards",
-                    "seen_game", "took_back", "discarded", "discards_left")
 
     def load_arrays(self, state: dict, stop_at_round_end: bool = False):
         """Set every game from arrays (names in ``STATE_ARRAYS``, each with the batch axis
-        first; missing ones are cleared), e.g. worlds a search bot sampled; returns ``(obs,
-        mask, seat)``. Deals after these come from the generator. The caller keeps the
-        state consistent (``load_games`` checks nothing either)."""
+        first, card sets bool [..., 42]; missing ones are cleared), e.g. worlds a search bot
+        sampled; returns ``(obs, mask, seat)``. Deals after these come from the generator.
+        The caller keeps the state consistent (``load_games`` checks nothing either)."""
         unknown = set(state) - set(self.STATE_ARRAYS)
         if unknown:
             raise ValueError(f"unknown state arrays {sorted(unknown)}; allowed: {', '.join(self.STATE_ARRAYS)}")
         for name in self.STATE_ARRAYS:
+            if name in CARD_SETS:
+                arr = getattr(self, CARD_SETS[name][0])
+                arr[...] = pack_cards(np.broadcast_to(state[name], arr.shape + (NUM_CARDS,))) if name in state else 0
+                continue
             arr = getattr(self, name)
             if name in state:
                 arr[...] = state[name]
             else:
-                arr[...] = -1 if name in ("leader", "led") or (name in ("bids", "trick_card")) else 0
+                arr[...] = -1 if name in ("leader", "led", "bids", "trick_card") else 0
         self.winners[:] = False
         self.halt[:] = self.phase == OVER
         self.stop_at_round_end[:] = stop_at_round_end
         self.decks = np.zeros((self.num_envs, 0, NUM_CARDS), np.int64)
         self.deck_next[:] = 0
+        self._seed_games(np.arange(self.num_envs))
         return self._observe()
 
     def _load(self, b: int, g: G.Game) -> None:
@@ -547,14 +353,12 @@ class VectorEnv:
         self.discards_left[b] = (len(g.queue) + 1) if g.phase == "discard" else 0
         self.winners[b] = [s in g.winners for s in range(n)]
         self.halt[b] = g.game_over
-        for arr, sets in ((self.hands[b], g.hands), (self.played_by[b], g.played_by), (self.took_back[b], g.took_back),
-                          (self.discarded[b], g.discarded)):
-            arr[:] = False
-            for s in range(n):
-                arr[s, list(sets[s])] = True
-        for arr, cards in ((self.played[b], g.played), (self.game_cards[b], g.game_cards), (self.seen_game[b], g.seen_game)):
-            arr[:] = False
-            arr[list(cards)] = True
+        for attr, sets in (("hands_bits", g.hands), ("played_by_bits", g.played_by), ("took_back_bits", g.took_back),
+                           ("discarded_bits", g.discarded)):
+            getattr(self, attr)[b] = [_bits(sets[s]) for s in range(n)]
+        self.played_bits[b] = _bits(g.played)
+        self.game_cards_bits[b] = _bits(g.game_cards)
+        self.seen_game_bits[b] = _bits(g.seen_game)
         self.voids[b] = g.voids
         self.deck_next[b] = self.decks.shape[1] - len(g.deck_queue)
         if g.deck_queue:
@@ -568,25 +372,62 @@ class VectorEnv:
         g.deck_queue = [list(map(int, d)) for d in self.decks[b, self.deck_next[b]:]]
         g.round, g.dealer, g.phase = int(self.round[b]), int(self.dealer[b]), PHASE_NAMES[self.phase[b]]
         g.to_act, g.leader = int(self.to_act[b]), int(self.leader[b])
-        g.hands = [set(map(int, np.flatnonzero(self.hands[b, s]))) for s in range(n)]
-        g.game_cards = set(map(int, np.flatnonzero(self.game_cards[b])))
+        g.hands = [_card_set(self.hands_bits[b, s]) for s in range(n)]
+        g.game_cards = _card_set(self.game_cards_bits[b])
         g.bids = [None if x < 0 else int(x) for x in self.bids[b]]
         g.tricks = [int(x) for x in self.tricks[b]]
         order = [(self.leader[b] + k) % n for k in range(int(self.trick_len[b]))]
         g.trick = [(int(s), int(self.trick_card[b, s])) for s in order]
-        g.played = set(map(int, np.flatnonzero(self.played[b])))
-        g.played_by = [set(map(int, np.flatnonzero(self.played_by[b, s]))) for s in range(n)]
+        g.played = _card_set(self.played_bits[b])
+        g.played_by = [_card_set(self.played_by_bits[b, s]) for s in range(n)]
         g.voids = [[bool(v) for v in self.voids[b, s]] for s in range(n)]
-        g.seen_game = set(map(int, np.flatnonzero(self.seen_game[b])))
-        g.took_back = [set(map(int, np.flatnonzero(self.took_back[b, s]))) for s in range(n)]
-        g.discarded = [set(map(int, np.flatnonzero(self.discarded[b, s]))) for s in range(n)]
+        g.seen_game = _card_set(self.seen_game_bits[b])
+        g.took_back = [_card_set(self.took_back_bits[b, s]) for s in range(n)]
+        g.discarded = [_card_set(self.discarded_bits[b, s]) for s in range(n)]
         if g.phase == "discard":
             g.queue = [(g.to_act + k) % n for k in range(1, int(self.discards_left[b]))]
         g.winners = [int(s) for s in np.flatnonzero(self.winners[b])]
         return g
 
 
+# ---------------------------------------------------------------- helpers
+_probe = [np.empty(1)]
+FREE_REFS = sys.getrefcount(_probe[0])  # the count of an array held only by a list
+del _probe
+
+
+class ObsBuffers:
+    """Output arrays float32 [B, 671] for new observations: one of ours that nobody else
+    holds any more (checked by reference count), else a new one. Returning an array the
+    caller owns each step is the contract; reusing a released one saves the page faults
+    of fresh memory (large arrays are mmapped anew by malloc). (Rödskägg's engine does the
+    same.)"""
+
+    def __init__(self, num_envs: int):
+        self.num_envs = num_envs
+        self.pool: list[np.ndarray] = []
+
+    def __getstate__(self) -> dict:
+        return {"num_envs": self.num_envs, "pool": []}  # spare buffers are not state
+
+    def get(self) -> np.ndarray:
+        for buf in self.pool:
+            if sys.getrefcount(buf) <= FREE_REFS + 1:  # only the pool (and this loop) hold it
+                return buf
+        buf = np.empty((self.num_envs, OBS_SIZE), np.float32)
+        self.pool.append(buf)
+        if len(self.pool) > 3:
+            self.pool.pop(0)
+        return buf
+
+
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``mask`` [B, 50]."""
-    keys = rng.random(mask.shape)
-    return np.where(mask > 0, keys, -1.0).argmax(1)
+    """One uniformly random legal action per row of ``mask`` [B, 50] (0 for a row without
+    one: a halted game, whose action is ignored)."""
+    m = np.asarray(mask)
+    if m.ndim != 2:
+        raise ValueError(f"random_legal_actions: mask must be [B, A], got shape {m.shape}")
+    m = m.view(np.int8) if m.dtype in (np.bool_, np.int8, np.uint8) else (m != 0).view(np.int8)
+    out = np.empty(len(m), np.int64)
+    K.random_legal(np.ascontiguousarray(m), rng.random(len(m)), out)
+    return out
