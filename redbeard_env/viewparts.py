@@ -21,3 +21,17 @@ def frame_base(g, agents: Sequence[str], table: Callable, sorted_hand: Callable,
     return {"seats": seats, "hands": [sorted_hand(h) for h in g.hands],
             "trick": [{"seat": s, "card": card_name(c)} for s, c in g.trick],
             "scores": list(g.scores), "tricks": list(g.tricks), "dealer": g.dealer, "finished": g.game_over}
+
+
+def score_series(rows: Sequence[dict], num_players: int, you: int | None, start: Sequence[int] | None = None) -> list[dict]:
+    """Each seat's score after every scored round (the sheet's rows), from its start score
+    when ``start`` is given: what a score chart draws."""
+    return [{"seat": s, "name": seat_label(s, you),
+             "points": ([int(start[s])] if start is not None else []) + [int(r["scores"][s]) for r in rows]}
+            for s in range(num_players)]
+
+
+#: the symbols the views write, as plain ASCII (a terminal that shows no suit symbols)
+ASCII = str.maketrans({"♠": "S", "♥": "H", "♦": "D", "♣": "C", "★": "*", "→": "->", "−": "-", "–": "-",
+                       "—": "-", "±": "+-", "·": "-", "…": "...", "æ": "ae", "ö": "o", "ä": "a", "Ö": "O",
+                       "Ä": "A", "å": "a", "ø": "o"})

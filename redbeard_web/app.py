@@ -14,6 +14,7 @@ API (JSON in, JSON out; errors are ``{"error": "..."}``)::
     GET  /api/games/{id}/record          -> the game record once finished (409 before)
     POST /api/replays                    {"record": {...}} -> frame 0 of a replay, every hand face up
     GET  /api/replays/{id}?step=K        -> the replay after K actions
+    ... and the card table's routes (ready, levels, review, logs, rules): :mod:`redbeard_web.routes`
 
 Status codes: 400 malformed or illegal (the game is unchanged), 404 unknown or expired
 id, 409 record of a running game, 413 body too large, 415 a POST that is not JSON, 503
@@ -45,6 +46,7 @@ from starlette.staticfiles import StaticFiles
 from redbeard_env.records import rules_dict
 from redbeard_env.registry import game_named, registered_games
 
+from .routes import table_routes
 from .session import DEFAULT_PLAYERS, NotFinished, suggested_bots, views_of
 from .store import Busy, GameStore, StoreFull, UnknownId
 
@@ -194,7 +196,7 @@ def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] | No
         Route("/api/replays", open_replay, methods=["POST"]),
         Route("/api/replays/{replay_id}", replay_frame),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-    ]
+    ] + table_routes(store)  # the card table's routes: ready, levels, review, log, rules (redbeard_web.routes)
     middleware = []
     if allowed_hosts is not None:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))

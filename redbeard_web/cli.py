@@ -57,6 +57,9 @@ def main(argv: list[str] | None = None) -> None:
     if not loopback:
         print(f"redbeard-web: serving on {args.host}, reachable from other machines", file=sys.stderr)
     app = create_app(store, allowed_hosts=LOOPBACK_HOSTS if loopback else None)
+    from .ready import start_warm_up
+
+    start_warm_up(store)  # load and compile the bots now; GET /api/ready and a log line say when done
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -150,6 +150,8 @@ class GameSession:
         self.pending: list[dict] = []  # events not yet delivered in a view
         self.skipped = 0  # events dropped from ``pending`` to bound memory
         self.last_trick: dict | None = None
+        self.round_scores: list[dict] = []  # score changes of the running round (its end lists them all)
+        self.round_tricks: list[dict] = []  # the tricks of the running deal: cards and winner
         self.saved = False  # written to the records file
 
     # ------------------------------------------------------------ moves
@@ -207,12 +209,8 @@ class GameSession:
         deals_before = len(self.recorder.deals)
         events = self.recorder.apply(action)  # ValueError, state unchanged, if illegal
         deal = self.recorder.deals[-1] if len(self.recorder.deals) > deals_before else None
-        effects = self.views.effects(g, seat, action, events, trick_before, deal, self.seat)
-        for e in effects:
-            if e["type"] == "trick":
-                self.last_trick = {"cards": e["cards"], "winner": e["winner"]}
-            elif e["type"] == "deal" and self.last_trick is not None:
-                self.last_trick = dict(self.last_trick, deal_after=True)
+        effects = self.views.effects(g, seat, action, events, trick_before, deal, self.seat, self.round_scores)
+        self._follow_round(effects)
         shown = self.views.shown_action(seat, name, self.seat)
         said = self.views.describe(seat, shown, None).split(" ", 1)[-1]
         self.pending.append({"seat": seat, "action": shown, "text": self.views.describe(seat, shown, self.seat),
@@ -221,6 +219,21 @@ class GameSession:
             drop = len(self.pending) - MAX_PENDING_EVENTS
             del self.pending[:drop]
             self.skipped += drop
+
+    def _follow_round(self, effects: list[dict]) -> None:
+        """Keep the last trick, the deal's tricks and the round's score changes up to date."""
+        for e in effects:
+            if e["type"] == "trick":
+                self.last_trick = {"cards": e["cards"], "winner": e["winner"]}
+                self.round_tricks.append(self.last_trick)
+            elif e["type"] == "deal":
+                self.round_tricks = []
+                if self.last_trick is not None:
+                    self.last_trick = dict(self.last_trick, deal_after=True)
+        if any(e["type"] == "round_end" for e in effects):
+            self.round_scores = []
+        else:
+            self.round_scores += [e for e in effects if e["type"] == "score"]
 
     # ------------------------------------------------------------ views
     def table(self) -> dict:
@@ -245,6 +258,7 @@ class GameSession:
             "hand": v.hand(g, self.seat),
             "legal": self.legal_names() if mine else [],
             "question": v.question(g, self.seat) if mine else None,
+            "stakes": v.stakes(g, self.seat) if mine else [],
             "scores": list(g.scores),
             "finished": g.game_over,
             "winner": v.winner(g),
@@ -254,7 +268,8 @@ class GameSession:
             "events_skipped": skipped,
             "table": self.table(),
             "sheet": sheet,
-            "sheet_view": v.sheet_view(sheet, g.num_players, self.seat),
+            "sheet_view": v.sheet_view(sheet, g.num_players, self.seat, self.recorder.start_scores),
+            "round_tricks": list(self.round_tricks),
             "players": g.num_players,
             "agents": list(self.agents),
             "rules": rules_dict(g.rules),
@@ -332,7 +347,7 @@ class ReplaySession:
             "next": {"seat": actions[step][0], "action": actions[step][1]} if step < self.steps else None,
             **v.frame(g, self.record["agents"]),
             "sheet": sheet,
-            "sheet_view": v.sheet_view(sheet, g.num_players, None),
+            "sheet_view": v.sheet_view(sheet, g.num_players, None, self.recorder.start_scores),
             "agents": list(self.record["agents"]),
             "players": g.num_players,
             "rules": rules_dict(g.rules),

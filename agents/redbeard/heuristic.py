@@ -85,6 +85,7 @@ class HeuristicAgent(Agent):
     Deterministic."""
 
     game = "redbeard"
+    value_units = "points"  # action_values: expected utilities of the round's end, in points
 
     def __init__(
         self,

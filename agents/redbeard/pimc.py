@@ -247,6 +247,7 @@ class PimcAgent(Agent):
     the heuristic's defaults); ``chunk`` playouts per batch."""
 
     game = "redbeard"
+    value_units = "points"  # action_values: the round's expected utility
 
     def __init__(
         self,
@@ -306,20 +307,51 @@ class PimcAgent(Agent):
                 out[rows[part]] = self._search(sub.rows(part), legal[rows[part]], base[rows[part]], rules)
         return out
 
-    def _candidates(self, legal_row: np.ndarray, base_action: int) -> list[int]:
-        """The legal actions, or when there are more than ``max_actions``: the policy's
-        choice, passing (in the auction) and the actions nearest the choice by id (the
-        neighbouring bids, the neighbouring cards of a suit)."""
+    def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """float [B, 69]: the mean worth of every legal action over the sampled deals (the
+        utility of the round's end, in points as :func:`~agents.redbeard.heuristic.score_utility`
+        counts them), every legal action searched; ``-inf`` for illegal actions and ``nan``
+        for the legal actions of decisions pimc leaves to its rollout bot (redeal, look,
+        duels) or that have one legal action."""
+        legal = check_masks(mask, NUM_ACTIONS)
+        obs = check_finite(np.asarray(obs, dtype=np.float32))
+        base = np.asarray(self.policy.act_batch(obs, np.asarray(mask)), dtype=np.int64)
+        view = decode_batch(obs)
+        out = np.where(legal, np.nan, -np.inf)
+        search = np.isin(view.phase, [PHASE[p] for p in SEARCH_PHASES]) & (legal.sum(1) > 1)
+        rows_all = np.flatnonzero(search)
+        for group in rules_groups(view.rows(rows_all)) if len(rows_all) else []:
+            rows = rows_all[group]
+            sub = view.rows(rows)
+            rules = self.rules if self.rules is not None else rules_from_obs(sub)
+            table, mean = self._search_values(sub, legal[rows], base[rows], rules, every_action=True)
+            for i, r in enumerate(rows):
+                ok = table[i] >= 0
+                out[r, table[i][ok]] = mean[i][ok]
+        return out
+
+    def _candidates(self, legal_row: np.ndarray, base_action: int, every_action: bool = False) -> list[int]:
+        """The legal actions, or when there are more than ``max_actions`` (and not
+        ``every_action``): the policy's choice, passing (in the auction) and the actions
+        nearest the choice by id (the neighbouring bids, the neighbouring cards of a suit)."""
         acts = np.flatnonzero(legal_row)
-        if len(acts) <= self.max_actions:
+        if every_action or len(acts) <= self.max_actions:
             return [int(a) for a in acts]
         keep = [base_action] + ([PASS] if legal_row[PASS] and base_action != PASS else [])
         near = sorted((int(a) for a in acts if a not in keep), key=lambda a: (abs(a - base_action), a))
         return sorted(keep + near[: self.max_actions - len(keep)])
 
     def _search(self, view: ObsBatch, legal: np.ndarray, base: np.ndarray, rules: Rules) -> np.ndarray:
+        table, mean = self._search_values(view, legal, base, rules)
+        mean = np.where(table >= 0, mean + 1e-9 * (table == base[:, None]), -np.inf)  # ties: the policy's choice
+        return table[np.arange(len(view)), mean.argmax(1)]
+
+    def _search_values(self, view: ObsBatch, legal: np.ndarray, base: np.ndarray, rules: Rules,
+                       every_action: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """The candidate actions of each row ``table`` [B, C] (-1: none) and their mean
+        worth over the samples ``mean`` [B, C]."""
         B, S = len(view), self.samples
-        cands = [self._candidates(legal[i], int(base[i])) for i in range(B)]
+        cands = [self._candidates(legal[i], int(base[i]), every_action) for i in range(B)]
         counts = np.array([len(c) for c in cands])
         C = int(counts.max())
         # deal the hidden cards: S samples per row, shared by all candidate actions
@@ -336,9 +368,7 @@ class PimcAgent(Agent):
         result = self._play_out(deals, first, rules, int(view.num_players[0]))
         values = self._values(result, view, rep, rules)  # [C, B*S]
         self.decisions += B
-        mean = np.where(first >= 0, values, 0.0).reshape(C, B, S).mean(2).T  # [B, C]
-        mean = np.where(table >= 0, mean + 1e-9 * (table == base[:, None]), -np.inf)  # ties: the policy's choice
-        return table[np.arange(B), mean.argmax(1)]
+        return table, np.where(first >= 0, values, 0.0).reshape(C, B, S).mean(2).T  # [B, C]
 
     # -------------------------------------------------------------- playouts
     def _engine(self, rules: Rules, n: int, slots: int) -> VectorEnv:

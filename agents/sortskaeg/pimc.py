@@ -122,6 +122,7 @@ class SortskaegPIMC(Agent):
     """See the module docstring."""
 
     game = "sortskaeg"
+    value_units = "points"  # action_values: the round's expected points (minus spite x the others')
 
     def __init__(self, samples: int = 16, rollout: str = "heuristic", spite: float = 0.5,
                  max_worlds: int = 4096, seed: int | None = None):
@@ -138,6 +139,37 @@ class SortskaegPIMC(Agent):
         if hasattr(self.rollout, "reset"):
             self.rollout.reset(seed)
 
+    def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """float [B, 50]: the mean worth of every legal action over the sampled deals (the
+        round's points minus ``spite`` times the others' mean); ``-inf`` for illegal actions,
+        ``nan`` for the legal actions of decisions left to the rollout bot (discards) or with
+        one legal action."""
+        legal = check_masks(mask, NUM_ACTIONS)
+        obs = check_finite(np.asarray(obs, dtype=np.float32))
+        out = np.where(legal, np.nan, -np.inf)
+        v = decode_batch(obs)
+        search = np.flatnonzero(np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1))
+        for chunk, n, rules in self._chunks(v, legal, search):
+            self._search(v, legal, chunk, n, rules)
+            for r, (cands, means) in zip(chunk, self.last_means):
+                out[r, cands] = means
+        return out
+
+    def _chunks(self, v: SObs, legal: np.ndarray, search: np.ndarray):
+        """The searched rows by (players, rules), in chunks of at most ``max_worlds`` worlds
+        (at least one row): ``(rows, players, rules)``."""
+        groups: dict = {}
+        for r in search:
+            groups.setdefault((int(v.num_players[r]), rules_from_obs(v, r)), []).append(r)
+        for (n, rules), rows in groups.items():
+            rows = np.array(rows)
+            per_row = self.samples * legal[rows].sum(1)
+            start = 0
+            while start < len(rows):
+                end = start + max(1, int(np.searchsorted(np.cumsum(per_row[start:]), self.max_worlds, side="right")))
+                yield rows[start:end], n, rules
+                start = end
+
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         legal = check_masks(mask, NUM_ACTIONS)
         obs = check_finite(np.asarray(obs, dtype=np.float32))
@@ -147,20 +179,8 @@ class SortskaegPIMC(Agent):
         if len(search) == 0:
             return actions
         self.decisions += len(search)
-        # one engine per rules seen (a tournament has one)
-        groups: dict = {}
-        for r in search:
-            key = (int(v.num_players[r]), rules_from_obs(v, r))
-            groups.setdefault(key, []).append(r)
-        for (n, rules), rows in groups.items():
-            rows = np.array(rows)
-            per_row = self.samples * legal[rows].sum(1)
-            start = 0
-            while start < len(rows):  # chunks of at most max_worlds worlds (at least one row)
-                end = start + max(1, int(np.searchsorted(np.cumsum(per_row[start:]), self.max_worlds, side="right")))
-                chunk = rows[start:end]
-                actions[chunk] = self._search(v, legal, chunk, n, rules)
-                start = end
+        for chunk, n, rules in self._chunks(v, legal, search):  # one engine per rules seen (a tournament has one)
+            actions[chunk] = self._search(v, legal, chunk, n, rules)
         return actions
 
     def _search(self, v: SObs, legal: np.ndarray, rows: np.ndarray, n: int, rules: Rules) -> np.ndarray:
@@ -192,9 +212,11 @@ class SortskaegPIMC(Agent):
             actions = np.zeros(W, np.int64)
             actions[live] = self.rollout.act_batch(obs[live], mask[live])
         best = np.empty(len(rows), np.int64)
+        self.last_means = []  # per row: (candidates, their mean values), for action_values
         for i, c in enumerate(cand):
             means = value[row_of == i].reshape(len(c), S).mean(1)
             best[i] = c[int(means.argmax())]
+            self.last_means.append((c, means))
         return best
 
     @staticmethod

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..viewparts import frame_base, seat_label
+from ..viewparts import frame_base, score_series, seat_label
 from .cards import REDBEARD_LEVEL, SUITS, action_name as _action_name, card_name
-from .rules import TRICKS_PER_ROUND
+from .rules import PRESETS, TRICKS_PER_ROUND
+from .stakes import SUIT_SYMBOL, card_text, question, rules_page, stakes  # noqa: F401 (the views' API)
 
 SUIT_ORDER = "SHCD"  # hands shown spades, hearts, clubs, diamonds: colours alternate
-SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = "HD"
 _VERBS = {
     "pass": "passes", "redbeard": "calls Rödskägg", "join": "joins", "fold": "folds",
@@ -34,9 +34,9 @@ _VERBS = {
 }
 #: score reasons (Game.events) as words
 REASONS = {
-    "trick": "trick", "look": "look", "bid_over_score": "bid over score", "forget": "skipped question",
+    "trick": "trick", "look": "look", "bid_over_score": "bid over score", "forget": "skipped the join question",
     "contract": "contract failed", "joiner_fail": "joined without a trick", "zero_trick": "no trick",
-    "redbeard_zero": "Rödskägg made",
+    "redbeard_zero": "Rödskägg made: set to 0", "bounce": "after reaching 0 (bounce)",
 }
 #: buttons of the moves that are not cards
 ACTION_LABELS = {
@@ -46,6 +46,8 @@ ACTION_LABELS = {
 }
 INTRO = ("Aim to stand on exactly 0 points: tricks lower your score, penalties raise it. The highest bidder "
          "leads and must make the contract; with two tricks left the players without a trick may fold.")
+#: the bot the review of your play asks by default (its action_values are expected points)
+REVIEW_BOT = "heuristic"
 #: the terminal's short forms of moves (besides cards, bid numbers and starts of names)
 SHORT = {
     "p": "pass", "r": "redbeard", "rb": "redbeard", "rödskägg": "redbeard", "rodskagg": "redbeard",
@@ -88,7 +90,14 @@ def card_faces() -> dict[str, list[str]]:
 def page_info() -> dict:
     """What the page needs to draw this game: card faces, move labels, an introduction."""
     return {"cards": card_faces(), "labels": dict(ACTION_LABELS),
-            "prefixes": {"play:": "Play ", "bid:": "Bid "}, "intro": INTRO}
+            "prefixes": {"play:": "Play ", "bid:": "Bid "}, "intro": INTRO,
+            "keys": {k: v for k, v in SHORT.items() if len(k) == 1},
+            "rules_pages": {preset: rules_page(r) for preset, r in PRESETS.items()}}
+
+
+def card_name_of(text: str) -> str:
+    """The SPEC name of a card as a move names it (``10D`` -> ``TD``)."""
+    return "T" + text[2:].upper() if text.startswith("10") else text.upper()
 
 
 def call_name(call: int | None) -> str | None:
@@ -116,7 +125,7 @@ def describe(seat: int, name: str, you: int | None = None) -> str:
     who = seat_label(seat, you)
     mine = seat == you
     if name.startswith("play:"):
-        return f"{who} {'play' if mine else 'plays'} {name[5:]}"
+        return f"{who} {'play' if mine else 'plays'} {card_text(card_name_of(name[5:]))}"
     if name.startswith("bid:"):
         return f"{who} {'bid' if mine else 'bids'} {name[4:]}"
     verb = _VERBS.get(name, name)
@@ -149,19 +158,23 @@ def extras(g, seat: int) -> dict:
 
 # ---------------------------------------------------------------- the public table
 def _flags(g, s: int) -> list[dict]:
+    r = g.rules
     flags = []
     if s == g.dealer:
-        flags.append({"text": "D", "class": "dealer", "title": "dealer"})
+        flags.append({"text": "D", "class": "dealer", "title": "dealer: deals this round and calls last"})
     if s == g.declarer:
-        flags.append({"text": "★", "class": "declarer", "title": "declarer"})
+        leads = "leads every trick" if r.leader == "declarer" else "leads the first trick"
+        flags.append({"text": "★", "class": "declarer", "title": f"declarer: made the highest bid and {leads}"})
     if g.joiner[s]:
-        flags.append({"text": "joined", "class": "", "title": "joined the last tricks"})
+        flags.append({"text": "joined", "class": "", "title": f"joined the last tricks without a trick: each trick "
+                      f"counts {r.joiner_trick_value}" + (f", none costs +{r.joiner_fail_penalty}"
+                                                          if r.joiner_fail_penalty else "")})
     if g.bounced[s]:
-        flags.append({"text": "bounced", "class": "", "title": "reached 0 this round: tricks add points now"})
+        flags.append({"text": "bounced", "class": "", "title": "reached 0 this round: each further trick adds points"})
     if not g.active[s]:
         flags.append({"text": "out", "class": "out", "title": "out of the game"})
     elif not g.in_round[s]:
-        flags.append({"text": "folded", "class": "out", "title": "folded this round"})
+        flags.append({"text": "folded", "class": "out", "title": "folded: sits out the rest of this round"})
     if s == g.winner:
         flags.append({"text": "winner", "class": "winner", "title": "won the game"})
     return flags
@@ -220,41 +233,22 @@ def table(g, seat: int | None, agents: Sequence[str], last_trick: dict | None = 
     }
 
 
-def question(g, seat: int, keys: bool = False) -> str:
-    """The question ``seat`` is asked now (``keys``: with the terminal's short answers)."""
-    k = (lambda text: f" {text}") if keys else (lambda text: "")
-    high = f"{call_text(call_name(g.high_level))} (player_{g.declarer})" if g.high_level >= 0 else None
-    if g.phase == "redeal":
-        return "Your hand has no face card: keep it, or throw it in for a new one?" + k("(k / t)")
-    if g.phase == "look":
-        return (f"player_{g.thrower} threw in a hand. Look at it? If it held no face card you pay +5, "
-                "otherwise they do." + k("(y / n)"))
-    if g.phase == "bid":
-        return (f"Your call: the highest bid is {high}." if high else "Your call: nobody has bid yet.") + k(
-            "(a number, p pass, r Rödskägg)")
-    if g.phase == "ask":
-        return "You are the declarer: ask the others whether they join, or skip the question?" + k("(a / s)")
-    if g.phase == "join":
-        return "Do you join the last tricks, or fold?" + k("(j / f)")
-    if g.phase in ("play", "duel"):
-        example = "".join(f", e.g. {c}" for c in sorted_hand(g.hands[seat])[:1])
-        return ("Your card: follow suit if you can." if g.trick else "Your lead.") + k(f"(a card{example})")
-    return ""
-
-
 # ---------------------------------------------------------------- effects of a move
 def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Sequence[tuple[int, int]],
-            deal: dict | None, you: int | None) -> list[dict]:
+            deal: dict | None, you: int | None, earlier: Sequence[dict] = ()) -> list[dict]:
     """The public consequences of ``seat``'s ``action`` from the game's ``events`` (score
     changes with their reason, a trick won, the round's end, an elimination, a duel, the
     winner, a new deal), each with a ``text`` as ``you`` read it. ``trick_before`` is the
-    trick before the move, ``deal`` the recorder's new deal entry if the move led to one."""
+    trick before the move, ``deal`` the recorder's new deal entry if the move led to one,
+    ``earlier`` the score changes of this round before the move (the round's end lists
+    them all in its ``changes`` and ``summary``)."""
     out: list[dict] = []
     for e in events:
         kind = e[0]
         if kind == "score":
-            out.append({"type": "score", "seat": e[1], "delta": e[2], "reason": e[3],
-                        "text": f"{seat_label(e[1], you)} {e[2]:+d} ({REASONS.get(e[3], e[3])})"})
+            reason = "bounce" if e[3] == "trick" and e[2] > 0 else e[3]
+            out.append({"type": "score", "seat": e[1], "delta": e[2], "reason": reason,
+                        "text": f"{seat_label(e[1], you)} {_signed(e[2])} ({REASONS.get(reason, reason)})"})
         elif kind == "trick":
             cards = [{"seat": s, "card": card_name(c)} for s, c in list(trick_before) + [(seat, action)]]
             out.append({"type": "trick", "winner": e[1], "cards": cards,
@@ -281,12 +275,50 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
                     else f"new deal, dealer {seat_label(deal['dealer'], you)}"})
     for e in out:
         if e["type"] == "round_end":
+            scored = list(earlier) + [x for x in out if x["type"] == "score"]
+            e["changes"] = round_changes(scored, g.scores, you)
             e["summary"] = _round_summary(e, out, you)
     return out
 
 
+def round_changes(scored: Sequence[dict], scores: Sequence[int], you: int | None) -> list[dict]:
+    """Every score change of a round, per seat: ``{"seat", "before", "after", "items":
+    [{"reason", "delta", "count", "text"}], "text"}`` (tricks summed, penalties one by one)."""
+    per_seat: dict[int, list[dict]] = {}
+    for e in scored:
+        items = per_seat.setdefault(e["seat"], [])
+        same = next((i for i in items if i["reason"] == e["reason"]), None)
+        if same is not None:
+            same["delta"] += e["delta"]
+            same["count"] += 1
+            continue
+        items.append({"reason": e["reason"], "delta": e["delta"], "count": 1})
+    out = []
+    for s in sorted(per_seat):
+        items = sorted(per_seat[s], key=lambda i: i["reason"] not in ("trick", "bounce"))  # tricks first
+        for i in items:
+            n = i["count"]
+            if i["reason"] == "trick":
+                i["text"] = f"{_signed(i['delta'])} for {n} trick{'s' if n != 1 else ''}"
+            elif i["reason"] == "bounce":
+                i["text"] = f"{_signed(i['delta'])} for {n} trick{'s' if n != 1 else ''} past 0 (bounce)"
+            else:
+                i["text"] = f"{_signed(i['delta'])} {REASONS.get(i['reason'], i['reason'])}" + (f" ({n}×)" if n > 1 else "")
+        total = sum(i["delta"] for i in items)
+        after = int(scores[s])
+        out.append({"seat": s, "before": after - total, "after": after, "items": items,
+                    "text": f"{seat_label(s, you)}: {after - total} → {after} ({', '.join(i['text'] for i in items)})"})
+    return out
+
+
+def _signed(delta: int) -> str:
+    """``+5``, ``−3`` (a real minus sign)."""
+    return f"+{delta}" if delta >= 0 else f"−{-delta}"
+
+
 def _round_summary(end: dict, effects: list[dict], you: int | None) -> str:
-    """The round's result in a sentence, with its penalties."""
+    """The round's result in a sentence, then every score change of the round with its
+    reason, eliminations and the winner."""
     if end["declarer"] is None:
         text = f"Round {end['round']}: everyone passed."
     else:
@@ -296,8 +328,10 @@ def _round_summary(end: dict, effects: list[dict], you: int | None) -> str:
         bid = "called Rödskägg" if end["bid"] == "redbeard" else f"bid {end['bid'][4:]}"
         text = (f"Round {end['round']}: {seat_label(d, you)} {bid} and took {end['tricks'][d]} — "
                 f"{'made it' if made else 'failed'}.")
-    penalties = [e["text"] for e in effects if e["type"] == "score" and e["reason"] != "trick"]
-    return text + (" " + ", ".join(penalties) + "." if penalties else "")
+    lines = [c["text"] for c in end["changes"]] or ["no score changed"]
+    lines += [e["text"] for e in effects if e["type"] in ("eliminated", "winner", "duel")]
+    tail = "; ".join(lines)
+    return f"{text} {tail}" + ("" if tail.endswith(("!", ".")) else ".")
 
 
 # ---------------------------------------------------------------- the score sheet
@@ -306,25 +340,31 @@ def sheet(recorder) -> list[dict]:
     return [dict(r) for r in recorder.rounds]
 
 
-def sheet_view(rows: Sequence[dict], num_players: int, you: int | None) -> dict:
+def sheet_view(rows: Sequence[dict], num_players: int, you: int | None, start: Sequence[int] | None = None) -> dict:
     """The score sheet as a table: the round, the declarer and bid, then each player's score
-    after the round with the tricks taken in brackets ("–": folded or out)."""
+    after the round (``sub``: the tricks taken; class ``folded``: folded or out), plus the
+    scores as ``series`` per seat for a chart (from ``start``, the start scores, if given)."""
     short = [("You" if s == you else f"P{s}") for s in range(num_players)]
-    head = [{"text": "#"}, {"text": "bid"}] + [{"text": short[s], "title": seat_label(s, you)}
-                                                for s in range(num_players)]
+    head = [{"text": "#", "title": "round"}, {"text": "bid", "title": "declarer: bid (R = Rödskägg)"}] + [
+        {"text": short[s], "title": seat_label(s, you)} for s in range(num_players)]
     body = []
     for r in rows:
         d = r["declarer"]
         bid = "" if r["bid"] is None else ("R" if r["bid"] == "redbeard" else r["bid"][4:])
         row = [{"text": str(r["round"])},
-               {"text": "–" if d is None else f"{short[d]}: {bid}",
+               {"text": "–" if d is None else f"{short[d]}:{bid}",
                 "title": "all passed" if d is None else f"{seat_label(d, you)} {call_text(r['bid'])}"}]
         for s in range(num_players):
-            text = f"{r['scores'][s]}" + (f" ({r['tricks'][s]})" if r["tricks"][s] else "") + (
-                "" if r["in_round"][s] else " –")
-            row.append({"text": text, "title": f"tricks {r['tricks'][s]}", "class": "zero" if r["scores"][s] == 0 else ""})
+            tricks, folded = r["tricks"][s], not r["in_round"][s]
+            title = f"{seat_label(s, you)}: {r['scores'][s]} after round {r['round']}; took {tricks} " \
+                    f"trick{'s' if tricks != 1 else ''}" + ("; folded or out" if folded else "")
+            cls = " ".join(c for c, on in (("zero", r["scores"][s] == 0), ("folded", folded)) if on)
+            row.append({"text": str(r["scores"][s]), "sub": str(tricks) if tricks else "", "title": title,
+                        "class": cls})
         body.append(row)
-    return {"head": head, "rows": body}
+    legend = "Scores after each round; small numbers: tricks taken; grey: folded or out; green: on 0."
+    return {"head": head, "rows": body, "legend": legend,
+            "series": score_series(rows, num_players, you, start)}
 
 
 # ---------------------------------------------------------------- a finished game, every hand face up
@@ -348,7 +388,7 @@ def frame(g, agents: Sequence[str]) -> dict:
 def _cards_by_suit(cards: list[str]) -> str:
     groups: dict[str, list[str]] = {}
     for c in cards:
-        groups.setdefault(c[1], []).append("10" if c[0] == "T" else c[0])
+        groups.setdefault(SUIT_SYMBOL[c[1]], []).append("10" if c[0] == "T" else c[0])
     return "   ".join(f"{suit}: {' '.join(ranks)}" for suit, ranks in groups.items()) or "(none)"
 
 
@@ -378,14 +418,14 @@ def render_table(t: dict, you: int, agents: Sequence[str]) -> str:
 
 def _trick_lines(t: dict, you: int) -> list[str]:
     if t["trick"]:
-        return ["  trick: " + "  ".join(f"{seat_label(c['seat'], you)} {c['card']}" for c in t["trick"])]
+        return ["  trick: " + "  ".join(f"{seat_label(c['seat'], you)} {card_text(c['card'])}" for c in t["trick"])]
     last = t["last_trick"]
     if last:
-        return ["  last trick: " + "  ".join(f"{seat_label(c['seat'], you)} {c['card']}" for c in last["cards"])
-                + f"  -> {seat_label(last['winner'], you)}"]
+        return ["  last trick: " + "  ".join(f"{seat_label(c['seat'], you)} {card_text(c['card'])}"
+                                             for c in last["cards"]) + f"  → {seat_label(last['winner'], you)}"]
     return []
 
 
 __all__ = ["action_name", "sorted_hand", "hand", "page_info", "shown_action", "describe", "winner", "winners",
-           "truncated", "extras", "table", "question", "effects", "sheet", "sheet_view", "frame", "render_table",
-           "SHORT", "HELP", "seat_label"]
+           "truncated", "extras", "table", "question", "stakes", "effects", "round_changes", "sheet", "sheet_view",
+           "frame", "render_table", "rules_page", "card_text", "SHORT", "HELP", "seat_label"]

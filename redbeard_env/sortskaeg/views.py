@@ -17,14 +17,19 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..viewparts import frame_base, seat_label
+from ..viewparts import frame_base, score_series, seat_label
 from .cards import COLOUR_NAMES, COLOURS, NO_COLOUR, action_name as _action_name, card_name, colour_of
+from .rules import PRESETS
+from .stakes import card_text, rules_page, stakes  # noqa: F401 (the views' API)
 
 #: colours in hand order: trumps (yellow) first, then red, green, blue; jokers before them all
 HAND_COLOURS = "YRGB"
 INTRO = ("Bid how many tricks you will take — exactly. Yellow is trumps, a led joker wins the trick, and "
          "the hand size goes 7, 6 … 1 … 6, 7 over 13 rounds. An exact bid k scores 2k + 3 (bid 0, no trick: 5); "
          "every trick off costs 2. The highest total wins.")
+#: the bot the review of your play asks by default (pimc values moves in expected points; the
+#: heuristic's values are preferences, not points)
+REVIEW_BOT = "pimc"
 SHORT: dict[str, str] = {}  # cards (Y10, j1) and bid numbers are short enough
 HELP = """Type an action at the prompt:
   a card:  Y10  r7  j1  play:B3  (in a discard: the card to discard, or discard:B3)
@@ -67,7 +72,7 @@ def card_faces() -> dict[str, list[str]]:
 def page_info() -> dict:
     """What the page needs to draw this game: card faces, move labels, an introduction."""
     return {"cards": card_faces(), "labels": {}, "prefixes": {"play:": "Play ", "discard:": "Discard ", "bid:": "Bid "},
-            "intro": INTRO}
+            "intro": INTRO, "keys": {}, "rules_pages": {preset: rules_page(r) for preset, r in PRESETS.items()}}
 
 
 def shown_action(seat: int, name: str, you: int | None) -> str:
@@ -121,11 +126,12 @@ def _bid_text(bid: int | None) -> str:
 def _flags(g, s: int) -> list[dict]:
     flags = []
     if s == g.dealer:
-        flags.append({"text": "D", "class": "dealer", "title": "dealer"})
+        flags.append({"text": "D", "class": "dealer", "title": "dealer: deals this round and bids last"})
     if g.bids[s] is not None and g.phase == "play":
         need = g.bids[s] - g.tricks[s]
         if need > 0:
-            flags.append({"text": f"needs {need}", "class": "", "title": f"needs {need} more trick{'s' if need > 1 else ''}"})
+            flags.append({"text": f"needs {need}", "class": "",
+                          "title": f"needs {need} more trick{'s' if need > 1 else ''} to make the bid"})
         elif need == 0:
             flags.append({"text": "on target", "class": "", "title": "has taken exactly the tricks bid"})
         elif need < 0:
@@ -220,11 +226,12 @@ def question(g, seat: int, keys: bool = False) -> str:
 
 # ---------------------------------------------------------------- effects of a move
 def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Sequence[tuple[int, int]],
-            deal: dict | None, you: int | None) -> list[dict]:
+            deal: dict | None, you: int | None, earlier: Sequence[dict] = ()) -> list[dict]:
     """The public consequences of ``seat``'s ``action`` from the game's ``events`` (a trick
     won, the round's points, a new round, the winners), each with a ``text`` as ``you``
     read it. A discard shows no card; ``deal`` (the recorder's new deal, with every hand)
-    is only used to tell a new deal from hands kept after the discards."""
+    is only used to tell a new deal from hands kept after the discards. ``earlier`` (the
+    round's score changes before the move) is empty in Sortskæg: a round scores at its end."""
     out: list[dict] = []
     new_round = False
     for e in events:
@@ -234,7 +241,7 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
             out.append({"type": "trick", "winner": e[1], "cards": cards,
                         "text": f"{seat_label(e[1], you)} {'take' if e[1] == you else 'takes'} the trick"})
         elif kind == "round_end":
-            out += _round_end(e, you)
+            out += _round_end(e, you, g.scores)
             new_round = True
         elif kind == "discard":
             out.append({"type": "discard", "seat": e[1]})
@@ -255,17 +262,23 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
     return out
 
 
-def _round_end(e: tuple, you: int | None) -> list[dict]:
+def _round_end(e: tuple, you: int | None, scores: Sequence[int]) -> list[dict]:
     _, index, size, bids, tricks, deltas = e
     out = []
     lines = []
+    changes = []
     for s, (b, t, d) in enumerate(zip(bids, tricks, deltas)):
         reason = "exact" if b == t else "missed"
         out.append({"type": "score", "seat": s, "delta": d, "reason": reason,
                     "text": f"{seat_label(s, you)} {d:+d} ({'bid ' + str(b) + ', took ' + str(t)})"})
-        lines.append(f"{seat_label(s, you)} bid {b}, took {t}: {d:+d}")
+        why = f"bid {b}, took {t}: " + ("exact" if b == t else f"{abs(t - b)} off")
+        lines.append(f"{seat_label(s, you)} {d:+d} ({why})")
+        after = int(scores[s])
+        changes.append({"seat": s, "before": after - d, "after": after,
+                        "items": [{"reason": reason, "delta": d, "count": 1, "text": f"{d:+d} {why}"}],
+                        "text": f"{seat_label(s, you)}: {after - d} → {after} ({d:+d}, {why})"})
     end = {"type": "round_end", "round": index + 1, "hand_size": size, "bids": list(bids), "tricks": list(tricks),
-           "points": list(deltas), "text": f"round {index + 1} over",
+           "points": list(deltas), "text": f"round {index + 1} over", "changes": changes,
            "summary": f"Round {index + 1} ({size} card{'s' if size != 1 else ''}): " + "; ".join(lines) + "."}
     return out + [end]
 
@@ -276,21 +289,24 @@ def sheet(recorder) -> list[dict]:
     return [dict(r) for r in recorder.rounds]
 
 
-def sheet_view(rows: Sequence[dict], num_players: int, you: int | None) -> dict:
+def sheet_view(rows: Sequence[dict], num_players: int, you: int | None, start: Sequence[int] | None = None) -> dict:
     """The score sheet as a table: the round and its hand size, then each player's total
-    after the round with bid/tricks in brackets (an exact bid is marked)."""
+    after the round (``sub``: bid/tricks; class ``zero``: an exact bid), plus the totals as
+    ``series`` per seat for a chart (from ``start``, the start scores, if given)."""
     short = [("You" if s == you else f"P{s}") for s in range(num_players)]
-    head = [{"text": "#"}, {"text": "cards"}] + [{"text": short[s], "title": seat_label(s, you)}
-                                                  for s in range(num_players)]
+    head = [{"text": "#", "title": "round"}, {"text": "cards", "title": "cards in each hand"}] + [
+        {"text": short[s], "title": seat_label(s, you)} for s in range(num_players)]
     body = []
     for r in rows:
         row = [{"text": str(r["round"] + 1)}, {"text": str(r["hand_size"]), "title": f"dealer {seat_label(r['dealer'], you)}"}]
         for s in range(num_players):
             b, t, p = r["bids"][s], r["tricks"][s], r["points"][s]
-            row.append({"text": f"{r['scores'][s]} ({b}/{t})", "title": f"bid {b}, took {t}: {p:+d}",
+            row.append({"text": str(r["scores"][s]), "sub": f"{b}/{t}",
+                        "title": f"{seat_label(s, you)}: bid {b}, took {t}: {p:+d}; total {r['scores'][s]}",
                         "class": "zero" if b == t else ""})
         body.append(row)
-    return {"head": head, "rows": body}
+    legend = "Totals after each round; small numbers: bid/tricks taken; green: exact bid."
+    return {"head": head, "rows": body, "legend": legend, "series": score_series(rows, num_players, you, start)}
 
 
 # ---------------------------------------------------------------- a finished game, every hand face up
@@ -340,5 +356,5 @@ def render_table(t: dict, you: int, agents: Sequence[str]) -> str:
 
 
 __all__ = ["action_name", "sorted_hand", "hand", "page_info", "shown_action", "describe", "winner", "winners",
-           "truncated", "extras", "table", "question", "effects", "sheet", "sheet_view", "frame", "render_table",
-           "SHORT", "HELP", "seat_label"]
+           "truncated", "extras", "table", "question", "stakes", "effects", "sheet", "sheet_view", "frame",
+           "render_table", "rules_page", "card_text", "SHORT", "HELP", "seat_label"]

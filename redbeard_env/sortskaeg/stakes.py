@@ -1,0 +1,91 @@
+"""What Sortskæg's questions cost or gain, in words, from the game's ``Rules`` and the
+seat's own position (for the web table's stakes box and the terminal), and a short rules
+page of the game. Only what the seat may know goes in. Part of
+:mod:`redbeard_env.sortskaeg.views`.
+"""
+
+from __future__ import annotations
+
+from .cards import NO_COLOUR
+from .game import legal_bids
+from .rules import Rules, round_score
+
+
+def card_text(name: str) -> str:
+    """A card as the page and the terminal write it (its name: ``Y10``, ``R7``, ``J1``)."""
+    return name
+
+
+def _points(rules: Rules, bid: int) -> int:
+    return round_score(bid, bid, rules)
+
+
+def stakes(g, seat: int) -> list[dict]:
+    """What each answer of ``seat``'s question costs or gains: ``[{"action": name or None,
+    "text": ...}]`` (``None``: a note on the whole question)."""
+    if g.game_over or g.to_act != seat:
+        return []
+    r, score = g.rules, g.scores[seat]
+    if g.phase == "bid":
+        out = [{"action": None, "text": f"An exact bid of k ≥ 1 scores {r.exact_first} + {r.exact_each} × (k − 1); "
+                                        f"bid 0 and no trick scores {r.zero_bid}; every trick off costs "
+                                        f"{r.miss_each}."}]
+        legal = legal_bids(g)
+        for k in legal:
+            win = _points(r, k)
+            out.append({"action": f"bid:{k}", "text": f"Bid {k}: exactly {k} → +{win} ({score} → {score + win}); "
+                                                      f"one trick off → −{r.miss_each}."})
+        if r.dealer_hook and seat == g.dealer:
+            banned = [k for k in range(g.hand_size + 1) if k not in legal]
+            if banned:
+                out.append({"action": None, "text": f"As the dealer you may not bid {banned[0]}: the bids would add "
+                                                    f"up to {g.hand_size}, the number of tricks."})
+        return out
+    if g.phase == "play":
+        bid, took = g.bids[seat], g.tricks[seat]
+        left = g.hand_size - g.tricks_done
+        need = bid - took
+        win = _points(r, bid)
+        if need > left:
+            text = f"You bid {bid} and have {took}: even every trick left ends {need - left} short " \
+                   f"(−{r.miss_each * (need - left)} at best)."
+        elif need > 0:
+            text = f"You bid {bid} and have {took}: {need} more for +{win}; each trick off costs {r.miss_each}."
+        elif need == 0:
+            text = f"You bid {bid} and have it: no more tricks for +{win}; each extra trick costs {r.miss_each}."
+        else:
+            text = f"You bid {bid} and have {took}: {-need} over (−{r.miss_each * -need} so far); each more costs " \
+                   f"{r.miss_each}."
+        out = [{"action": None, "text": text}]
+        if g.trick and g.led_colour == NO_COLOUR:
+            out.append({"action": None, "text": "A joker was led: it wins this trick whatever you play."})
+        else:
+            out.append({"action": None, "text": "Yellow is trumps; a joker can be played any time but only wins "
+                                                "when it is led."})
+        return out
+    if g.phase == "discard":
+        return [{"action": None, "text": "The card you discard leaves the game face down; you keep the rest for the "
+                                         "next, smaller round."}]
+    return []
+
+
+def rules_page(r: Rules) -> list[dict]:
+    """A short rules page: ``[{"title", "text"}]`` from the ``Rules``."""
+    sizes = ", ".join(map(str, r.hand_sizes))
+    deal = ("Each round is dealt afresh from all 42 cards." if r.deal == "fresh" else
+            "The first deal's cards are the game's only cards: in the shrinking rounds you take back the cards you "
+            "played and discard one face down; the growing rounds are dealt from the game's cards.")
+    return [
+        {"title": "Goal", "text": "Bid exactly the number of tricks you will take. The highest total after the last "
+                                  "round wins."},
+        {"title": "Cards", "text": "42 cards: red, green, blue and yellow 1–10 and two jokers. Yellow is trumps."},
+        {"title": "Rounds", "text": f"{len(r.hand_sizes)} rounds with {sizes} cards each. {deal}"},
+        {"title": "Bidding", "text": "Everyone bids once, left of the dealer first."
+                                     + (" The dealer may not make the bids add up to the hand size."
+                                        if r.dealer_hook else "")},
+        {"title": "Play", "text": "Follow the led colour if you can; a joker may be played any time. A led joker wins "
+                                  "the trick; otherwise the highest yellow wins, else the highest card of the led "
+                                  "colour. The winner leads next."},
+        {"title": "Scoring", "text": f"Exact bid k ≥ 1: {r.exact_first} + {r.exact_each} × (k − 1) points; bid 0 and "
+                                     f"no trick: {r.zero_bid}; otherwise −{r.miss_each} per trick off."},
+    ]

@@ -1,0 +1,128 @@
+"""Review your play: each of your decisions where a strong bot would have chosen otherwise,
+with both actions and what the difference is worth in the bot's own terms, dearest first.
+
+    GET /api/games/{id}/review?bot=<spec>
+    -> {"bot", "units", "reviewed", "decisions", "rounds", "finished",
+        "entries": [{"move", "chosen", "suggested", "cost", "units", "round", "question",
+                     "hand", "trick", "values"}, ...]}
+
+Only what you knew goes into the bot's judgement: the game's record (kept by the session)
+is replayed on the game's reference engine (its records module) up to each of your
+decisions, and the bot is given the observation your seat had then
+(``game.parts.observation.encode(game, seat)``) and its legal actions -- never the full
+state. The bot must value every legal action (``action_values``) in units it names
+(``value_units``: ``"points"`` or ``"win probability"``); a decision it leaves unvalued
+(``nan``) is not reviewed. While the game runs only the decisions of finished rounds are
+reviewed ("after a round"); once it is over, all of them.
+
+``cost`` = the bot's value of its own choice minus its value of yours (>= 0). Results are
+cached per (game, bot, moves so far).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from redbeard_env.records import FORMAT, VERSION, rules_dict
+
+from .bots import check_bot_spec
+
+UNITS = ("points", "win probability")
+MIN_COST = 1e-6  # smaller differences are ties
+MAX_CACHE = 4  # reviews kept per session
+
+
+class NoValues(ValueError):
+    """The bot gives no values in a unit the review can show."""
+
+
+def record_so_far(recorder: Any) -> dict:
+    """The record of a game so far (running or finished): the fields a replay needs."""
+    g = recorder.game
+    return {"format": FORMAT, "version": VERSION, "game": recorder.game_name, "rules": rules_dict(g.rules),
+            "players": g.num_players, "agents": list(recorder.agents), "seed": recorder.seed,
+            "start_scores": list(recorder.start_scores), "deals": [dict(d) for d in recorder.deals],
+            "actions": [list(a) for a in recorder.actions], "rounds": [dict(r) for r in recorder.rounds],
+            "scores": [int(s) for s in g.scores], **recorder.outcome(), "meta": {}}
+
+
+def decisions(session: Any) -> tuple[list[dict], int]:
+    """The human's decisions with more than one legal action, replayed from the session's
+    record: ``[{"move", "obs", "mask", "chosen" (id), "names" (id -> name), "round",
+    "question", "hand", "trick"}]``, and how many moves finished rounds cover."""
+    info, views, seat = session.info, session.views, session.seat
+    record = record_so_far(session.recorder)
+    game, rec = info.records.start_replay(record)
+    prefix = info.parts.observation.static_prefix(game.rules, game.num_players)
+    engine = info.parts.game
+    out: list[dict] = []
+    covered = 0
+    for i, (mover, name) in enumerate(record["actions"]):
+        if mover == seat:
+            legal = engine.legal_actions(game)
+            if len(legal) > 1:
+                mask = np.zeros(info.num_actions, dtype=np.int8)
+                mask[legal] = 1
+                out.append({"move": i, "obs": info.parts.observation.encode(game, seat, prefix), "mask": mask,
+                            "chosen": info.action_id(name), "names": {a: views.action_name(game, a) for a in legal},
+                            "round": len(rec.rounds) + 1, "question": views.question(game, seat),
+                            "hand": views.hand(game, seat),
+                            "trick": [{"seat": s, "card": info.card_name(c)} for s, c in game.trick]})
+        rounds = len(rec.rounds)
+        info.records.apply_recorded(rec, record, i)
+        if len(rec.rounds) > rounds:
+            covered = i + 1
+    return out, (len(record["actions"]) if game.game_over else covered)
+
+
+def bot_values(bot: Any, spec: str, rows: list[dict], default: str = "heuristic") -> tuple[np.ndarray, str]:
+    """The bot's values of every action at each decision [k, actions], and their units."""
+    units = getattr(bot, "value_units", None)
+    if not callable(getattr(bot, "action_values", None)) or units not in UNITS:
+        raise NoValues(f"bot {spec!r} gives no values in {' or '.join(UNITS)} to review with; "
+                       f"try {default}")
+    if not rows:
+        return np.zeros((0, 0)), units
+    obs = np.stack([r["obs"] for r in rows])
+    mask = np.stack([r["mask"] for r in rows])
+    return np.asarray(bot.action_values(obs, mask), dtype=float), units
+
+
+def review(session: Any, spec: Any = None) -> dict:
+    """The review of the session's game by bot ``spec`` (default: the game's views'
+    ``REVIEW_BOT``, else ``heuristic``); see the module docstring."""
+    default = getattr(session.views, "REVIEW_BOT", "heuristic")
+    spec = check_bot_spec(default if spec is None else spec, session.info.name)
+    key = (spec, len(session.recorder.actions))
+    cache = session.__dict__.setdefault("_reviews", {})
+    if key in cache:
+        return cache[key]
+    rows, covered = decisions(session)
+    rows = [r for r in rows if r["move"] < covered]
+    bot, lock = session.bots.get(spec, session.info.name)
+    with lock:
+        values, units = bot_values(bot, spec, rows, default)
+    entries = []
+    for r, v in zip(rows, values):
+        legal = sorted(r["names"])
+        vals = {a: float(v[a]) for a in legal if np.isfinite(v[a])}
+        if r["chosen"] not in vals or len(vals) < 2:
+            continue  # a decision the bot leaves to others (no values)
+        best = max(vals, key=lambda a: (vals[a], a == r["chosen"]))
+        cost = vals[best] - vals[r["chosen"]]
+        if best == r["chosen"] or cost <= MIN_COST:
+            continue
+        entries.append({"move": r["move"], "chosen": r["names"][r["chosen"]], "suggested": r["names"][best],
+                        "cost": round(cost, 3), "units": units, "round": r["round"], "question": r["question"],
+                        "hand": r["hand"], "trick": r["trick"],
+                        "values": {r["names"][a]: round(x, 3) for a, x in sorted(vals.items(), key=lambda t: -t[1])}})
+    entries.sort(key=lambda e: (-e["cost"], e["move"]))
+    out = {"bot": spec, "units": units, "finished": bool(session.finished), "reviewed": len(rows),
+           "moves": covered, "rounds": len(session.recorder.rounds), "entries": entries,
+           "total_cost": round(sum(e["cost"] for e in entries), 3)}
+    if len(cache) >= MAX_CACHE:
+        cache.pop(next(iter(cache)))
+    cache[key] = out
+    return out
