@@ -16,15 +16,17 @@ from redbeard_env.records import game_of_record
 from .session import views_of
 
 
-def move_log(record: dict, you: int | None, upto: int | None = None) -> dict:
-    """``{"entries": [{"move", "seat", "action", "text", "notes", "round", "winner", "summary",
-    "changes"}], "rounds": [{"round", "move"}]}`` of the first ``upto`` moves (default: all):
-    ``winner`` is the seat that took a trick with this move (else None), ``summary`` and
+def move_log(record: dict, you: int | None, upto: int | None = None, start: Any = None) -> dict:
+    """``{"entries": [{"move", "seat", "action", "text", "notes", "round", "winner", "trick",
+    "summary", "changes"}], "rounds": [{"round", "move"}]}`` of the first ``upto`` moves
+    (default: all): ``winner`` is the seat that took a trick with this move (else None) and
+    ``trick`` that trick's cards (``{"seat", "card"}``, face up on the table), ``summary`` and
     ``changes`` the round's result when the move ended a round, ``rounds`` the move index at
-    which each round starts."""
+    which each round starts. ``start(record)`` sets the game up (default: the game's
+    ``start_replay``, which checks a finished game's record)."""
     info = game_of_record(record)
     views = views_of(info)
-    game, rec = info.records.start_replay(record)
+    game, rec = (start or info.records.start_replay)(record)
     actions = record["actions"] if upto is None else record["actions"][:upto]
     entries: list[dict] = []
     rounds = [{"round": 1, "move": 0}]
@@ -43,6 +45,7 @@ def move_log(record: dict, you: int | None, upto: int | None = None) -> dict:
         entries.append({"move": i, "seat": seat, "action": shown, "text": views.describe(seat, shown, you),
                         "notes": [e["text"] for e in effects if e.get("text") and e["type"] != "round_end"],
                         "round": rounds[-1]["round"], "winner": trick["winner"] if trick else None,
+                        "trick": trick["cards"] if trick else None,
                         "summary": end.get("summary") if end else None, "changes": end.get("changes") if end else None})
         if end is not None and i + 1 < len(record["actions"]):
             rounds.append({"round": rounds[-1]["round"] + 1, "move": i + 1})
@@ -57,8 +60,8 @@ def human_seat(record: dict) -> int | None:
 
 def session_log(session: Any) -> dict:
     """The log of a session's game so far, as its human saw it."""
-    from .review import record_so_far
+    from .review import record_so_far, start_so_far
 
-    out = move_log(record_so_far(session.recorder), session.seat)
+    out = move_log(record_so_far(session.recorder), session.seat, start=lambda r: start_so_far(session.info, r))
     out["actions"] = len(session.recorder.actions)
     return out

@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from redbeard_env.records import FORMAT, VERSION, rules_dict
+from redbeard_env.records import FORMAT, VERSION, rules_dict, start_game
 
 from .bots import check_bot_spec
 
 UNITS = ("points", "win probability")
-MIN_COST = 1e-6  # smaller differences are ties
+MIN_COST = 0.005  # smaller differences are ties (the page shows two decimals)
 MAX_CACHE = 4  # reviews kept per session
 
 
@@ -48,13 +48,23 @@ def record_so_far(recorder: Any) -> dict:
             "scores": [int(s) for s in g.scores], **recorder.outcome(), "meta": {}}
 
 
+def start_so_far(info: Any, record: dict) -> tuple[Any, Any]:
+    """The game's reference engine at the start of a record made by :func:`record_so_far`
+    (with a recorder following it): dealt only from the record's deals, like the game's own
+    ``start_replay``, but without its checks of a finished game's outcome (a running game
+    has none yet; the record comes from the server's own recorder)."""
+    records = info.records
+    return start_game(record, lambda rec: info.make_rules(rec["rules"]), records.deck_of, info.parts.game.new_game,
+                      records.Recorder)
+
+
 def decisions(session: Any) -> tuple[list[dict], int]:
     """The human's decisions with more than one legal action, replayed from the session's
     record: ``[{"move", "obs", "mask", "chosen" (id), "names" (id -> name), "round",
     "question", "hand", "trick"}]``, and how many moves finished rounds cover."""
     info, views, seat = session.info, session.views, session.seat
     record = record_so_far(session.recorder)
-    game, rec = info.records.start_replay(record)
+    game, rec = start_so_far(info, record)
     prefix = info.parts.observation.static_prefix(game.rules, game.num_players)
     engine = info.parts.game
     out: list[dict] = []

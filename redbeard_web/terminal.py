@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+import time
+from typing import Callable, TextIO
 
 from redbeard_env.common import parse_overrides
 from redbeard_env.records import append_records
 from redbeard_env.registry import Game, game_named, registered_games
+from redbeard_env.viewparts import ASCII
 
 from .session import BotPool, GameSession, parse_new_game, views_of
 
@@ -36,9 +38,12 @@ def _game(game: "str | Game | None") -> Game:
     return game_named(game or registered_games()[0])
 
 
-def parse_input(text: str, legal: list[str], game: "str | Game | None" = None) -> str:
+def parse_input(text: str, legal: list[str], game: "str | Game | None" = None,
+                why: "Callable[[str], str] | None" = None) -> str:
     """The legal action a typed line means in ``game`` (default: the first registered
-    game); ``ValueError`` explaining why not."""
+    game); ``ValueError`` explaining why not (``why(name)``: the game's reason a move is not
+    allowed now, e.g. "you must follow ♣: 7♣, A♣"). A number is a bid, and only while bids
+    are asked: during play "5" is not ``bid:5``."""
     info = _game(game)
     short = views_of(info).SHORT
     word = text.strip().lower()
@@ -48,6 +53,8 @@ def parse_input(text: str, legal: list[str], game: "str | Game | None" = None) -
     if word in short:
         candidates = [short[word]]
     elif word.isdigit():
+        if legal and not any(name.startswith("bid:") for name in legal):
+            raise ValueError(f"{word!r} would be a bid, but no bid is asked now; legal: {', '.join(legal)}")
         candidates = [f"bid:{word}"]
     else:
         for form in (word, "play:" + word):
@@ -65,7 +72,8 @@ def parse_input(text: str, legal: list[str], game: "str | Game | None" = None) -
         raise ValueError(f"{text.strip()!r} is not an action (help lists them); legal now: {', '.join(legal)}")
     chosen = candidates[0]
     if chosen not in legal:
-        raise ValueError(f"{chosen} is not allowed now; legal: {', '.join(legal)}")
+        reason = (why(chosen) if why is not None else "").rstrip(".")
+        raise ValueError(f"{chosen} is not allowed now" + (f": {reason}" if reason else "") + f"; legal: {', '.join(legal)}")
     return chosen
 
 
@@ -85,8 +93,20 @@ def _name(info: Game, form: str, aid: int) -> str:
     return name
 
 
-def _effects_text(effects: list[dict]) -> str:
-    return "; ".join(e["text"] for e in effects if e.get("text"))
+def _event_line(ev: dict) -> str:
+    """A move on one line, with what it caused (a trick won, a score change, a new deal)."""
+    notes = [e["text"] for e in ev["effects"] if e.get("text") and e["type"] not in ("round_end", "score")]
+    scores = [e["text"] for e in ev["effects"] if e["type"] == "score" and e.get("reason") not in ("exact", "missed")]
+    notes = [n for n in notes if n] + scores
+    return f"  {ev['text']}" + (f"  — {'; '.join(notes)}" if notes else "")
+
+
+def _round_lines(end: dict) -> list[str]:
+    """A round's result: the headline, every score change with its reason, eliminations."""
+    lines = [f"== {end.get('headline') or end.get('summary') or end.get('text')}"]
+    lines += [f"   {c['text']}" for c in end.get("changes", [])]
+    lines += [f"   {n}" for n in end.get("notes", [])]
+    return lines
 
 
 def _outcome(view: dict, you: int) -> str:
@@ -117,6 +137,11 @@ def build_parser(game: "str | None" = None) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random)")
     p.add_argument("--set", nargs="*", default=[], metavar="FIELD=VALUE", help="rules overrides, e.g. start_score=6")
     p.add_argument("--record", default=None, metavar="FILE", help="append the finished game's record to FILE")
+    p.add_argument("--pause", type=float, default=0.0, metavar="SECONDS",
+                   help="wait this long after each bot move (default 0)")
+    p.add_argument("--ascii", action="store_true",
+                   help="plain ASCII output: suits as letters (7C), no symbols (automatic where the terminal "
+                        "cannot show them)")
     return p
 
 
@@ -128,16 +153,38 @@ def _which_game(argv: list[str] | None) -> str:
     return known.game
 
 
+def _plain_only(out: TextIO) -> bool:
+    """Whether ``out`` cannot show the suit symbols (its encoding has none)."""
+    encoding = getattr(out, "encoding", None)
+    if not encoding:
+        return False
+    try:
+        "♠♥♦♣→−—·".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return True
+    return False
+
+
+class Console:
+    """The terminal's output: every line through one place (ASCII when asked or needed), and
+    the pause after a bot's move."""
+
+    def __init__(self, out: TextIO, ascii_only: bool, pause: float = 0.0):
+        self.out, self.ascii_only, self.pause = out, ascii_only, max(0.0, pause)
+
+    def say(self, text: str = "") -> None:
+        print(text.translate(ASCII) if self.ascii_only else text, file=self.out, flush=True)
+
+    def wait(self) -> None:
+        if self.pause:
+            time.sleep(self.pause)
+
+
 def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     args = build_parser(_which_game(argv)).parse_args(argv)
     info = game_named(args.game)
-    views = views_of(info)
     out = stdout or sys.stdout
-    inp = stdin or sys.stdin
-
-    def say(text: str = "") -> None:
-        print(text, file=out, flush=True)
-
+    con = Console(out, args.ascii or _plain_only(out), args.pause)
     try:
         opponents = args.opponents[0] if len(args.opponents) == 1 else list(args.opponents)
         opts = parse_new_game({"game": info.name, "rules": args.rules, "players": args.players, "seat": args.seat,
@@ -147,44 +194,60 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
                               opts["seed"], BotPool(), app="redbeard-play")
         session.run_bots()
     except ValueError as exc:
-        say(f"redbeard-play: {exc}")
+        con.say(f"redbeard-play: {exc}")
         return 2
-    you = session.seat
-    say(f"{info.title}, sheet {args.rules}, {opts['players']} players; you are seat {you}. Type help for help.")
+    except KeyboardInterrupt:
+        con.say("\nBye.")
+        return 130
+    try:
+        return _play(session, info, args, stdin or sys.stdin, con)
+    except KeyboardInterrupt:  # Ctrl-C: leave quietly, no traceback
+        con.say("\nBye.")
+        return 130
+
+
+def _play(session: GameSession, info: Game, args: argparse.Namespace, inp: TextIO, con: Console) -> int:
+    """The game loop: the moves one line each, each round's result, the table, the question
+    with its stakes, your answer; to the end (0) or until you leave (0)."""
+    views, you = session.views, session.seat
+    con.say(f"{info.title}, sheet {args.rules}, {session.game.num_players} players; you are seat {you}. "
+            "Type help for help.")
     view = session.view()
     while True:
         for ev in view["events"]:
-            effects = _effects_text(ev["effects"])
-            say(f"* {ev['text']}" + (f"  [{effects}]" if effects else ""))
-            say(views.render_table(ev["table"], you, view["agents"]))
+            con.say(_event_line(ev))
+            for end in (e for e in ev["effects"] if e["type"] == "round_end"):
+                for line in _round_lines(end):
+                    con.say(line)
+            if ev["seat"] != you:
+                con.wait()
         if view["finished"]:
             break
-        if not view["events"]:  # otherwise the last move's table is the current one
-            say(views.render_table(view["table"], you, view["agents"]))
-        say(views.question(session.game, you, keys=True))
-        say("legal: " + ", ".join(view["legal"]))
-        view = _prompt(session, view, inp, out)
+        con.say(views.render_table(view["table"], you, view["agents"]))
+        con.say(views.question(session.game, you, keys=True))
+        for item in view.get("stakes", []):
+            con.say(f"  · {item['text']}")
+        con.say("legal: " + ", ".join(view["legal"]))
+        view = _prompt(session, view, inp, con)
         if view is None:
-            say("Bye.")
+            con.say("Bye.")
             return 0
-    say(_outcome(view, you))
-    say("Final scores: " + ", ".join(f"{views.seat_label(s, you)} {score}" for s, score in enumerate(view["scores"])))
+    con.say(_outcome(view, you))
+    con.say("Final scores: " + ", ".join(f"{views.seat_label(s, you)} {score}" for s, score in enumerate(view["scores"])))
     if args.record:
         append_records(args.record, [session.record()])
-        say(f"The game's record was appended to {args.record}.")
+        con.say(f"The game's record was appended to {args.record}.")
     return 0
 
 
-def _prompt(session: GameSession, view: dict, inp: TextIO, out: TextIO) -> dict | None:
+def _prompt(session: GameSession, view: dict, inp: TextIO, con: Console) -> dict | None:
     """Read lines until one is a legal action (then apply it and return the new view);
     None on quit or end of input."""
-
-    def say(text: str = "") -> None:
-        print(text, file=out, flush=True)
-
+    say = con.say
+    why = getattr(session.views, "why_illegal", None)
     while True:
-        out.write("> ")
-        out.flush()
+        con.out.write("> ")
+        con.out.flush()
         line = inp.readline()
         if not line:
             return None
@@ -213,7 +276,8 @@ def _prompt(session: GameSession, view: dict, inp: TextIO, out: TextIO) -> dict 
                     say(f"  {name:<12} {unit} {value:.3f}")
             continue
         try:
-            action = parse_input(word, view["legal"], session.info)
+            action = parse_input(word, view["legal"], session.info,
+                                 why=(lambda name: why(session.game, session.seat, name)) if why else None)
         except ValueError as exc:
             say(str(exc))
             continue

@@ -115,11 +115,12 @@ def test_only_known_cards_are_printed():
     out = io.StringIO()
     main(["--seed", "5", "--seat", "0"], stdin=io.StringIO("quit\n"), stdout=out)
     text = out.getvalue()
-    assert not re.findall(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[CDHS](?![A-Za-z0-9])", text)
+    assert not re.findall(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[CDHS♣♦♥♠](?![A-Za-z0-9])", text)
     opts = parse_new_game({"seed": 5, "seat": 0})
     game = GameSession("x", opts["rules"], 4, 0, opts["agents"], 5, BotPool()).game  # the same deal
     hand_line = [line for line in text.splitlines() if "your hand:" in line][-1]
-    shown = {("T" if rank == "10" else rank) + suit
+    letter = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
+    shown = {("T" if rank == "10" else rank) + letter[suit]
              for group in hand_line.split("your hand:")[1].split("   ")
              for suit, ranks in [group.strip().split(": ")] for rank in ranks.split()}
     assert shown == {card_name(c) for c in game.hands[0]}

@@ -89,9 +89,11 @@ def test_only_known_cards_are_printed_before_the_first_card(game):
     session = GameSession("x", opts["rules"], opts["players"], 0, opts["agents"], 5, BotPool())
     session.run_bots()
     names = {info.card_name(c) for c in range(info.parts.cards.NUM_CARDS)}
+    shown_as = {session.views.card_text(n): n for n in names}  # how the terminal writes each card
     hand = set(session.views.hand(session.game, 0))
     assert session.game.trick == [] or all(s == 0 for s, _ in session.game.trick)  # no card played by another
     printed = {t for t in re.findall(r"[A-Za-z0-9]+", text) if t in names}
+    printed |= {shown_as[t] for t in re.findall(r"\S+", text) if t in shown_as}
     assert printed <= hand, printed - hand
     line = [ln for ln in text.splitlines() if "your hand:" in ln][-1]
     items = [t for t in line.split("your hand:")[1].split() if not t.endswith(":")]  # "S: A K" / "Y: 10 3"

@@ -87,13 +87,15 @@ def page_on_a_live_server():
 def start_game(page, url: str, opponents: str, seed: int, overrides: str = "", delay: int = 0,
                game: str = "redbeard:classic") -> None:
     page.goto(f"{url}/?delay={delay}")
-    page.wait_for_selector("#bot-list option", state="attached")  # options loaded from the API
+    page.wait_for_selector("#opt-level option", state="attached")  # options and levels loaded from the API
     page.select_option("[data-testid=game]", game)
+    page.click("#settings-toggle")  # players, seat, custom bots, seed and rule changes are under ⚙
     page.select_option("#opt-players", "4")
     page.select_option("#opt-seat", "0")
     page.fill("#opt-opponents", opponents)
     page.fill("#opt-seed", str(seed))
     page.fill("#opt-overrides", overrides)
+    page.click("#settings-toggle")
     page.click("[data-testid=new-game]")
 
 
@@ -146,7 +148,7 @@ def test_play_a_full_game_by_clicking(tmp_path):
         steps = page.get_attribute("#rp-step", "max")
         page.click("#rp-last")
         expect(page.locator("#rp-pos")).to_have_text(f"move {steps} of {steps}")
-        expect(page.locator("#rp-status")).to_contain_text("wins")
+        expect(page.locator("#rp-status")).to_contain_text("win")
         # a record file opened on the page: the same replay
         page.click("#rp-close")
         page.set_input_files("#open-record", str(saved))

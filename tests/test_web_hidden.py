@@ -46,6 +46,11 @@ class Cards:
     def __init__(self, game: str):
         self.info = redbeard_env.game_named(game)
         self.names = {self.info.card_name(c) for c in range(self.info.parts.cards.NUM_CARDS)}
+        views = load_object(self.info.views)
+        # texts write cards as people do (Rödskägg: 10♦): those spellings count as the card too
+        self.shown_as = {views.card_text(n): n for n in self.names if views.card_text(n) != n}
+        self.shown_re = re.compile("|".join(sorted(map(re.escape, self.shown_as), key=len, reverse=True))) \
+            if self.shown_as else None
 
     def token(self, tok: str) -> str | None:
         if tok in self.names:
@@ -67,6 +72,8 @@ class Cards:
                 found |= self.find(v)
         elif isinstance(data, str):
             found |= {c for c in map(self.token, TOKEN.findall(data)) if c}
+            if self.shown_re is not None:
+                found |= {self.shown_as[m] for m in self.shown_re.findall(data)}
         return found
 
 
@@ -174,6 +181,14 @@ def scan_games(client, game: str, games: int, seed: int) -> dict:
             views.append(v)
             if rng.random() < 0.2:
                 views.append(client.get(f"/api/games/{v['id']}").json())
+            if rng.random() < 0.05:  # the move log so far (a reopened page shows it)
+                log = client.get(f"/api/games/{v['id']}/log")
+                assert log.status_code == 200, log.text
+                views.append(dict(log.json(), actions=v["actions"]))
+        if k % 4 == 0:  # the review of your play: your own hands then, the bot's choices
+            review = client.get(f"/api/games/{v['id']}/review")
+            assert review.status_code == 200, review.text
+            views.append(dict(review.json(), actions=v["actions"]))
         known, face_down = knowledge_by_step(client.get(f"/api/games/{v['id']}/record").json(), body["seat"])
         stats["hidden_moves"] += len(face_down)
         for view in views:
@@ -215,6 +230,22 @@ def test_the_scan_catches_a_leak(client, game, monkeypatch):
         return out
 
     monkeypatch.setattr(views, "table", leaky)
+    with pytest.raises(AssertionError):
+        scan_games(client, game, 2, seed=3)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_scan_catches_a_leak_in_words(client, game, monkeypatch):
+    """Cards written as people write them (``10♦``) are found too: stakes that name the next
+    seat's cards that way fail the scan."""
+    views = load_object(redbeard_env.game_named(game).views)
+    stakes = views.stakes
+
+    def leaky(g, seat):
+        peek = " ".join(views.card_text(c) for c in views.sorted_hand(g.hands[(seat + 1) % g.num_players]))
+        return stakes(g, seat) + [{"action": None, "text": f"the next player holds {peek}"}]
+
+    monkeypatch.setattr(views, "stakes", leaky)
     with pytest.raises(AssertionError):
         scan_games(client, game, 2, seed=3)
 

@@ -277,3 +277,43 @@ def rules_page(r: Rules) -> list[dict]:
         {"title": "Scoring", "text": "Each trick −1 at once. Penalties: " + ", ".join(penalties) + "."},
         {"title": "The end", "text": end},
     ]
+
+
+# ---------------------------------------------------------------- why a move is not allowed
+def why_illegal(g, seat: int, name: str) -> str:
+    """Why the move ``name`` is not allowed for ``seat`` now, in words ("" if no reason is
+    known): a card not held or not following suit, a bid that does not beat the highest or
+    is over the score, a pass the dealer may not make, an answer to another question."""
+    from .cards import BID0, PASS, action_id, bid_level_of_action, suit_of
+
+    try:
+        action = action_id(name)
+    except ValueError:
+        return ""
+    now = question(g, seat)
+    if action < 52:
+        if g.phase not in ("play", "duel"):
+            return f"this is not the time to play a card: {now}"
+        if action not in g.hands[seat]:
+            return f"you do not hold {card_text(card_name(action))}"
+        if g.trick:
+            led = suit_of(g.trick[0][1])
+            follow = sorted(c for c in g.hands[seat] if suit_of(c) == led)
+            if follow and suit_of(action) != led:
+                return f"you must follow {SUIT_SYMBOL[SUITS[led]]}: " + ", ".join(card_text(card_name(c)) for c in follow)
+        return ""
+    if action == PASS or BID0 <= action <= REDBEARD_LEVEL + BID0:
+        if g.phase != "bid":
+            return f"this is not the time to bid: {now}"
+        if action == PASS:
+            return "everyone else passed, so as the dealer you must bid" if is_forced_dealer(g, seat) else ""
+        level = bid_level_of_action(action)
+        r = g.rules
+        if level <= g.high_level:
+            return f"a bid must beat the highest bid ({_call_text(g.high_level)})"
+        if level != REDBEARD_LEVEL and not r.min_bid <= level <= r.max_bid:
+            return f"bids go from {r.min_bid} to {r.max_bid} (or Rödskägg) on this sheet"
+        if r.bid_over_score == "forbid" and bid_tricks(level) > g.scores[seat]:
+            return f"bids above your score ({g.scores[seat]}) are not allowed on this sheet"
+        return ""
+    return f"that answers another question: {now}"

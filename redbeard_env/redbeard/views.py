@@ -23,7 +23,7 @@ from typing import Sequence
 from ..viewparts import frame_base, score_series, seat_label
 from .cards import REDBEARD_LEVEL, SUITS, action_name as _action_name, card_name
 from .rules import PRESETS, TRICKS_PER_ROUND
-from .stakes import SUIT_SYMBOL, card_text, question, rules_page, stakes  # noqa: F401 (the views' API)
+from .stakes import SUIT_SYMBOL, card_text, question, rules_page, stakes, why_illegal  # noqa: F401 (the views' API)
 
 SUIT_ORDER = "SHCD"  # hands shown spades, hearts, clubs, diamonds: colours alternate
 RED_SUITS = "HD"
@@ -215,7 +215,8 @@ def table(g, seat: int | None, agents: Sequence[str], last_trick: dict | None = 
         "dealer": g.dealer,
         "declarer": g.declarer if g.declarer >= 0 else None,
         "high_bid": call_name(g.high_level) if g.high_level >= 0 else None,
-        "trick": [{"seat": s, "card": card_name(c)} for s, c in g.trick],
+        # a finished trick stays in g.trick while the join question is asked: it is the last trick then
+        "trick": [] if g.phase in ("ask", "join") else [{"seat": s, "card": card_name(c)} for s, c in g.trick],
         "leader": g.leader if in_play and g.leader >= 0 else None,
         "last_trick": last_trick,
         "tricks_done": g.tricks_done,
@@ -277,7 +278,9 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
         if e["type"] == "round_end":
             scored = list(earlier) + [x for x in out if x["type"] == "score"]
             e["changes"] = round_changes(scored, g.scores, you)
-            e["summary"] = _round_summary(e, out, you)
+            e["headline"] = _round_headline(e, out, you)
+            e["notes"] = [x["text"] for x in out if x["type"] in ("eliminated", "duel", "winner", "truncated")]
+            e["summary"] = _round_summary(e)
     return out
 
 
@@ -316,22 +319,24 @@ def _signed(delta: int) -> str:
     return f"+{delta}" if delta >= 0 else f"−{-delta}"
 
 
-def _round_summary(end: dict, effects: list[dict], you: int | None) -> str:
-    """The round's result in a sentence, then every score change of the round with its
-    reason, eliminations and the winner."""
+def _round_headline(end: dict, effects: list[dict], you: int | None) -> str:
+    """The round's result in a sentence: who bid what and whether they made it."""
     if end["declarer"] is None:
-        text = f"Round {end['round']}: everyone passed."
-    else:
-        d = end["declarer"]
-        failed = any(e["type"] == "score" and e["reason"] == "contract" and e["seat"] == d for e in effects)
-        made = end["tricks"][d] == TRICKS_PER_ROUND if end["bid"] == "redbeard" else not failed
-        bid = "called Rödskägg" if end["bid"] == "redbeard" else f"bid {end['bid'][4:]}"
-        text = (f"Round {end['round']}: {seat_label(d, you)} {bid} and took {end['tricks'][d]} — "
-                f"{'made it' if made else 'failed'}.")
+        return f"Round {end['round']}: everyone passed."
+    d = end["declarer"]
+    failed = any(e["type"] == "score" and e["reason"] == "contract" and e["seat"] == d for e in effects)
+    made = end["tricks"][d] == TRICKS_PER_ROUND if end["bid"] == "redbeard" else not failed
+    bid = "called Rödskägg" if end["bid"] == "redbeard" else f"bid {end['bid'][4:]}"
+    return (f"Round {end['round']}: {seat_label(d, you)} {bid} and took {end['tricks'][d]} — "
+            f"{'made it' if made else 'failed'}.")
+
+
+def _round_summary(end: dict) -> str:
+    """The headline, then every score change of the round with its reason, eliminations and
+    the winner."""
     lines = [c["text"] for c in end["changes"]] or ["no score changed"]
-    lines += [e["text"] for e in effects if e["type"] in ("eliminated", "winner", "duel")]
-    tail = "; ".join(lines)
-    return f"{text} {tail}" + ("" if tail.endswith(("!", ".")) else ".")
+    tail = "; ".join(lines + end["notes"])
+    return f"{end['headline']} {tail}" + ("" if tail.endswith(("!", ".")) else ".")
 
 
 # ---------------------------------------------------------------- the score sheet
@@ -428,4 +433,4 @@ def _trick_lines(t: dict, you: int) -> list[str]:
 
 __all__ = ["action_name", "sorted_hand", "hand", "page_info", "shown_action", "describe", "winner", "winners",
            "truncated", "extras", "table", "question", "stakes", "effects", "round_changes", "sheet", "sheet_view",
-           "frame", "render_table", "rules_page", "card_text", "SHORT", "HELP", "seat_label"]
+           "frame", "render_table", "rules_page", "card_text", "why_illegal", "SHORT", "HELP", "seat_label"]

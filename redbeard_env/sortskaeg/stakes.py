@@ -89,3 +89,36 @@ def rules_page(r: Rules) -> list[dict]:
         {"title": "Scoring", "text": f"Exact bid k ≥ 1: {r.exact_first} + {r.exact_each} × (k − 1) points; bid 0 and "
                                      f"no trick: {r.zero_bid}; otherwise −{r.miss_each} per trick off."},
     ]
+
+
+def why_illegal(g, seat: int, name: str) -> str:
+    """Why the move ``name`` is not allowed for ``seat`` now, in words ("" if no reason is
+    known): a card not held or not following the led colour, a bid out of range or the
+    dealer's forbidden bid, a play in a discard or the other way round."""
+    from .cards import BID0, COLOUR_NAMES, action_id, card_name, colour_of
+
+    try:
+        action = action_id(name)
+    except ValueError:
+        return ""
+    if action >= BID0:
+        k = action - BID0
+        if g.phase != "bid":
+            return f"this is not the time to bid (now: {g.phase})"
+        if k > g.hand_size:
+            return f"you can bid 0..{g.hand_size} with {g.hand_size} cards"
+        if k not in legal_bids(g):
+            return f"as the dealer you may not bid {k}: the bids would add up to {g.hand_size}, the number of tricks"
+        return ""
+    if g.phase == "bid":
+        return "this is not the time to play a card: bid first"
+    if action not in g.hands[seat]:
+        return f"you do not hold {card_name(action)}"
+    if g.phase == "discard" and name.startswith("play:"):
+        return "now you discard a card (discard:<card>, or type the card)"
+    led = g.led_colour
+    if g.phase == "play" and g.trick and led != NO_COLOUR and colour_of(action) not in (led, NO_COLOUR):
+        follow = sorted(c for c in g.hands[seat] if colour_of(c) == led)
+        if follow:
+            return f"you must follow {COLOUR_NAMES[led]}: " + ", ".join(card_name(c) for c in follow) + " (or a joker)"
+    return ""

@@ -20,7 +20,7 @@ from typing import Sequence
 from ..viewparts import frame_base, score_series, seat_label
 from .cards import COLOUR_NAMES, COLOURS, NO_COLOUR, action_name as _action_name, card_name, colour_of
 from .rules import PRESETS
-from .stakes import card_text, rules_page, stakes  # noqa: F401 (the views' API)
+from .stakes import card_text, rules_page, stakes, why_illegal  # noqa: F401 (the views' API)
 
 #: colours in hand order: trumps (yellow) first, then red, green, blue; jokers before them all
 HAND_COLOURS = "YRGB"
@@ -253,6 +253,9 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
                     else f"{names} share the win!")
             out.append({"type": "winner", "seat": seats[0] if len(seats) == 1 else seats, "seats": seats,
                         "text": text})
+            for x in out:
+                if x["type"] == "round_end":
+                    x["notes"].append(text)
     if new_round and g.phase == "bid":
         kind = "round" if deal is not None else "kept"
         out.append({"type": "deal", "dealer": g.dealer, "kind": kind, "round": g.round + 1, "hand_size": g.hand_size,
@@ -265,21 +268,20 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
 def _round_end(e: tuple, you: int | None, scores: Sequence[int]) -> list[dict]:
     _, index, size, bids, tricks, deltas = e
     out = []
-    lines = []
     changes = []
     for s, (b, t, d) in enumerate(zip(bids, tricks, deltas)):
         reason = "exact" if b == t else "missed"
         out.append({"type": "score", "seat": s, "delta": d, "reason": reason,
                     "text": f"{seat_label(s, you)} {d:+d} ({'bid ' + str(b) + ', took ' + str(t)})"})
         why = f"bid {b}, took {t}: " + ("exact" if b == t else f"{abs(t - b)} off")
-        lines.append(f"{seat_label(s, you)} {d:+d} ({why})")
         after = int(scores[s])
         changes.append({"seat": s, "before": after - d, "after": after,
                         "items": [{"reason": reason, "delta": d, "count": 1, "text": f"{d:+d} {why}"}],
                         "text": f"{seat_label(s, you)}: {after - d} → {after} ({d:+d}, {why})"})
+    headline = f"Round {index + 1} ({size} card{'s' if size != 1 else ''}):"
     end = {"type": "round_end", "round": index + 1, "hand_size": size, "bids": list(bids), "tricks": list(tricks),
-           "points": list(deltas), "text": f"round {index + 1} over", "changes": changes,
-           "summary": f"Round {index + 1} ({size} card{'s' if size != 1 else ''}): " + "; ".join(lines) + "."}
+           "points": list(deltas), "text": f"round {index + 1} over", "changes": changes, "headline": headline,
+           "notes": [], "summary": f"{headline} " + "; ".join(c["text"] for c in changes) + "."}
     return out + [end]
 
 
@@ -357,4 +359,4 @@ def render_table(t: dict, you: int, agents: Sequence[str]) -> str:
 
 __all__ = ["action_name", "sorted_hand", "hand", "page_info", "shown_action", "describe", "winner", "winners",
            "truncated", "extras", "table", "question", "stakes", "effects", "sheet", "sheet_view", "frame",
-           "render_table", "rules_page", "card_text", "SHORT", "HELP", "seat_label"]
+           "render_table", "rules_page", "card_text", "why_illegal", "SHORT", "HELP", "seat_label"]
