@@ -5,9 +5,10 @@ Run it with::
     .venv/bin/python benchmarks/web_load.py --games 50 --seconds 20
 
 It starts ``redbeard-web`` (``python -m redbeard_web --port 0``) as a child process on
-127.0.0.1, then ``--games`` simulated players play concurrently through the JSON API
-(asyncio + httpx2): each creates a game (4 players, the other three ``heuristic`` bots),
-posts uniformly random legal actions until the game ends, and starts the next game. A
+127.0.0.1, waits until it says its bots are loaded (``GET /api/ready``), then ``--games``
+simulated players play concurrently through the JSON API (asyncio + httpx2): each creates
+a game (4 players, the other three ``heuristic`` bots), posts uniformly random legal
+actions until the game ends, and starts the next game. A
 request is one POST (a new game, or an action and the bots' answers up to the player's
 next turn). After ``--warmup`` seconds it measures for ``--seconds``: requests per
 second and the latency percentiles (p50, p95, p99, max) as the players see them.
@@ -90,7 +91,21 @@ def start_server() -> tuple[subprocess.Popen, str]:
         proc.kill()
         raise RuntimeError(f"the server did not start: {line}{proc.stderr.read()}")
     port = int(line.split("localhost:")[1].split("/")[0])
-    return proc, f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}"
+    wait_until_ready(url)
+    return proc, url
+
+
+def wait_until_ready(url: str, limit: float = 600.0) -> None:
+    """Wait while the server loads and compiles its bots (``GET /api/ready``; a server
+    without that route is ready at once), so the load test measures a warm server."""
+    deadline = time.perf_counter() + limit
+    while time.perf_counter() < deadline:
+        response = httpx.get(f"{url}/api/ready", timeout=10)
+        if response.status_code != 200 or response.json().get("ready", True):
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"the server was not ready after {limit:.0f} s")
 
 
 async def player(client, index: int, seed: int, stop_at: float, measure_from: float, stats: dict) -> None:

@@ -297,3 +297,34 @@ def test_ready_before_and_after_the_warm_up(bots, client):
             r = client.post("/api/games", json={"game": game, "opponents": lv["bot"], "seat": 3})
             assert r.status_code == 200
             assert time.perf_counter() - t < 2.0, (game, lv["bot"])
+
+
+def test_the_server_says_when_it_is_ready_and_then_answers_at_once(tmp_path):
+    """``redbeard-web`` loads its bots at start-up: ``/api/ready`` says how far it is, a log
+    line says when it is done, and then a new game's first moves come within 2 s."""
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "redbeard_web", "--port", "0"], cwd=root, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = "http://127.0.0.1:" + line.split("localhost:")[1].split("/")[0]
+        first = httpx.get(f"{url}/api/ready", timeout=30).json()
+        assert set(first) >= {"ready", "state", "loaded", "total"}
+        log = proc.stderr.readline()  # the warm-up's line
+        assert "ready" in log and "bots loaded" in log, log
+        assert httpx.get(f"{url}/api/ready", timeout=30).json()["ready"] is True
+        for game in GAMES:
+            for lv in L.levels_of(game)["levels"]:
+                t = time.perf_counter()
+                r = httpx.post(f"{url}/api/games", json={"game": game, "opponents": lv["bot"], "seat": 3}, timeout=60)
+                assert r.status_code == 200 and time.perf_counter() - t < 2.0, (game, lv["bot"])
+    finally:
+        proc.terminate()
+        proc.wait(10)

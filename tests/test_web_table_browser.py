@@ -67,12 +67,16 @@ def live_page(viewport: dict):
             browser.close()
 
 
-def start(page, url: str, game: str, opponents: str | None, seed: int, overrides: str = "", players: int = 4) -> None:
+def start(page, url: str, game: str, opponents: str | None, seed: int, overrides: str = "", players: int = 4,
+          level: str | None = None, delay: int = 0) -> None:
     """A new game from the form: the game, the players, a seed and rule changes under ⚙, the
-    bots as a level or (``opponents``) a custom spec."""
-    page.goto(f"{url}/?delay=0")
+    bots as a level (default: the form's, or ``level`` by name) or (``opponents``) a custom spec."""
+    page.goto(f"{url}/?delay={delay}")
     page.wait_for_selector("#opt-level option", state="attached")
     page.select_option("[data-testid=game]", game)
+    if level is not None:
+        page.wait_for_selector(f'#opt-level option[data-level="{level}"]', state="attached")
+        page.select_option("[data-testid=level]", page.get_attribute(f'#opt-level option[data-level="{level}"]', "value"))
     page.click("#settings-toggle")
     page.select_option("#opt-players", str(players))
     page.select_option("#opt-seat", "0")
@@ -217,19 +221,21 @@ def test_a_whole_sortskaeg_game_with_keys_reload_and_review(tmp_path, viewport):
     assert errors == []
 
 
-def test_seven_players_fit_the_phone(tmp_path):
-    """Seven at the table on a phone: every seat inside the screen, the score sheet as wide
-    as its box, the hand and buttons on screen."""
-    with live_page(PHONE) as (live, page, errors):
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_seven_players_fit(tmp_path, viewport):
+    """Seven at the table: every seat inside the screen, the score sheet as wide as its box,
+    on the phone the hand and buttons on screen."""
+    phone = viewport == "phone"
+    with live_page(PHONE if phone else DESKTOP) as (live, page, errors):
         start(page, live.url, "redbeard:classic", "heuristic", seed=2, overrides="start_score=3", players=7)
-        play(page, random.Random(2), True, set(), stop=lambda turn: turn["log"] >= 40)
+        play(page, random.Random(2), phone, set(), stop=lambda turn: turn["log"] >= 40)
         seats = page.evaluate("""() => [...document.querySelectorAll('#others .seat, #me .seat')].map((e) => {
           const r = e.getBoundingClientRect(); return [r.left >= 0 && r.right <= innerWidth, r.width]; })""")
         assert len(seats) == 7 and all(ok for ok, _ in seats), seats
         fits = page.evaluate("() => { const w = document.querySelector('#sheet').parentElement; "
                              "return [w.scrollWidth, w.clientWidth]; }")
         assert fits[0] <= fits[1], fits
-        page.screenshot(path=str(tmp_path / "phone_7_players.png"), full_page=True)
+        page.screenshot(path=str(tmp_path / f"{viewport}_7_players.png"), full_page=True)
     assert errors == []
 
 
@@ -238,14 +244,14 @@ def make_readme_pictures(folder: str) -> None:
     docs/img/web_review.png (the review after a game)."""
     out = Path(folder)
     with live_page(DESKTOP) as (live, page, errors):
-        start(page, live.url, "redbeard:fem_opp", None, seed=4, overrides="")
+        start(page, live.url, "redbeard:fem_opp", None, seed=4, overrides="", level="Strong")
         rng = random.Random(4)
         play(page, rng, False, set(), stop=lambda turn: turn["log"] >= 40 and any(m.startswith("play:") for m in turn["moves"])
              and page.locator("#trick .played:not(.old)").count() >= 2)
         page.click("#hint-button")
         page.wait_for_selector("[data-hint]")
         page.screenshot(path=str(out / "web_table.png"))
-        start(page, live.url, "redbeard:fem_opp", None, seed=4, overrides="start_score=5")
+        start(page, live.url, "redbeard:fem_opp", None, seed=4, overrides="start_score=5", level="Strong")
         play(page, rng, False, set())
         page.click("#review-game")
         page.wait_for_selector("#review .review-entry", timeout=120_000)
