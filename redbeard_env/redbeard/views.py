@@ -91,7 +91,7 @@ def page_info() -> dict:
     """What the page needs to draw this game: card faces, move labels, an introduction."""
     return {"cards": card_faces(), "labels": dict(ACTION_LABELS),
             "prefixes": {"play:": "Play ", "bid:": "Bid "}, "intro": INTRO,
-            "keys": {k: v for k, v in SHORT.items() if len(k) == 1},
+            "keys": {k: v for k, v in SHORT.items() if len(k) == 1}, "flag_help": dict(FLAG_HELP),
             "rules_pages": {preset: rules_page(r) for preset, r in PRESETS.items()}}
 
 
@@ -157,24 +157,34 @@ def extras(g, seat: int) -> dict:
 
 
 # ---------------------------------------------------------------- the public table
+#: what each flag on a seat means (the page shows it as the flag's tooltip: flags themselves
+#: stay short, since every move's table carries them)
+FLAG_HELP = {
+    "D": "dealer: deals this round and calls last",
+    "★": "declarer: made the highest bid and must make it (leads every trick, or the first one: see Rules)",
+    "joined": "joined the last tricks without a trick: a joiner's tricks may count more, and taking none may "
+              "cost a penalty (see the stakes and Rules)",
+    "bounced": "reached 0 this round: each further trick adds points",
+    "out": "out of the game",
+    "folded": "folded: sits out the rest of this round",
+    "winner": "won the game",
+}
+
+
 def _flags(g, s: int) -> list[dict]:
-    r = g.rules
     flags = []
     if s == g.dealer:
-        flags.append({"text": "D", "class": "dealer", "title": "dealer: deals this round and calls last"})
+        flags.append({"text": "D", "class": "dealer", "title": "dealer"})
     if s == g.declarer:
-        leads = "leads every trick" if r.leader == "declarer" else "leads the first trick"
-        flags.append({"text": "★", "class": "declarer", "title": f"declarer: made the highest bid and {leads}"})
+        flags.append({"text": "★", "class": "declarer", "title": "declarer"})
     if g.joiner[s]:
-        flags.append({"text": "joined", "class": "", "title": f"joined the last tricks without a trick: each trick "
-                      f"counts {r.joiner_trick_value}" + (f", none costs +{r.joiner_fail_penalty}"
-                                                          if r.joiner_fail_penalty else "")})
+        flags.append({"text": "joined", "class": "", "title": "joined"})
     if g.bounced[s]:
-        flags.append({"text": "bounced", "class": "", "title": "reached 0 this round: each further trick adds points"})
+        flags.append({"text": "bounced", "class": "", "title": "bounced"})
     if not g.active[s]:
         flags.append({"text": "out", "class": "out", "title": "out of the game"})
     elif not g.in_round[s]:
-        flags.append({"text": "folded", "class": "out", "title": "folded: sits out the rest of this round"})
+        flags.append({"text": "folded", "class": "out", "title": "folded this round"})
     if s == g.winner:
         flags.append({"text": "winner", "class": "winner", "title": "won the game"})
     return flags
@@ -361,11 +371,15 @@ def sheet_view(rows: Sequence[dict], num_players: int, you: int | None, start: S
                 "title": "all passed" if d is None else f"{seat_label(d, you)} {call_text(r['bid'])}"}]
         for s in range(num_players):
             tricks, folded = r["tricks"][s], not r["in_round"][s]
-            title = f"{seat_label(s, you)}: {r['scores'][s]} after round {r['round']}; took {tricks} " \
-                    f"trick{'s' if tricks != 1 else ''}" + ("; folded or out" if folded else "")
+            cell = {"text": str(r["scores"][s])}
+            if tricks:
+                cell["sub"] = str(tricks)
+            if folded:
+                cell["title"] = "folded or out"
             cls = " ".join(c for c, on in (("zero", r["scores"][s] == 0), ("folded", folded)) if on)
-            row.append({"text": str(r["scores"][s]), "sub": str(tricks) if tricks else "", "title": title,
-                        "class": cls})
+            if cls:
+                cell["class"] = cls
+            row.append(cell)
         body.append(row)
     legend = "Scores after each round; small numbers: tricks taken; grey: folded or out; green: on 0."
     return {"head": head, "rows": body, "legend": legend,

@@ -72,7 +72,9 @@ def card_faces() -> dict[str, list[str]]:
 def page_info() -> dict:
     """What the page needs to draw this game: card faces, move labels, an introduction."""
     return {"cards": card_faces(), "labels": {}, "prefixes": {"play:": "Play ", "discard:": "Discard ", "bid:": "Bid "},
-            "intro": INTRO, "keys": {}, "rules_pages": {preset: rules_page(r) for preset, r in PRESETS.items()}}
+            "intro": INTRO, "keys": {}, "rules_pages": {preset: rules_page(r) for preset, r in PRESETS.items()},
+            "flag_help": {"D": "dealer: deals this round and bids last", "on target": "has taken exactly the tricks bid",
+                          "winner": "won the game (or shares the win)"}}
 
 
 def shown_action(seat: int, name: str, you: int | None) -> str:
@@ -126,7 +128,7 @@ def _bid_text(bid: int | None) -> str:
 def _flags(g, s: int) -> list[dict]:
     flags = []
     if s == g.dealer:
-        flags.append({"text": "D", "class": "dealer", "title": "dealer: deals this round and bids last"})
+        flags.append({"text": "D", "class": "dealer", "title": "dealer"})
     if g.bids[s] is not None and g.phase == "play":
         need = g.bids[s] - g.tricks[s]
         if need > 0:

@@ -136,8 +136,11 @@ function seatSpot(k, n) {
 }
 
 function seatPanel(p, you, agents, game, opts = {}) {
-  const flags = (p.flags || []).map((f) => el("span", { class: "flag " + (f.class || ""), title: f.title || null,
-    "aria-label": f.title || null, text: f.text }));
+  const help = gameInfo(game).flag_help || {};
+  const flags = (p.flags || []).map((f) => {
+    const title = help[f.text] || f.title || null;
+    return el("span", { class: "flag " + (f.class || ""), title, "aria-label": title, text: f.text });
+  });
   const cls = ["seat"];
   if (p.to_act) cls.push("to-act");
   if (p.seat === you) cls.push("you");
