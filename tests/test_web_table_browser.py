@@ -26,7 +26,10 @@ from pathlib import Path
 
 import pytest
 
-from test_web_browser import MOVE_OR_END, _skip_reason, launch
+if __name__ == "__main__":  # run as a script: this checkout's packages before any installed copy
+    sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
+
+from test_web_browser import MOVE_OR_END, _skip_reason, launch  # noqa: E402
 
 pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
 
@@ -244,26 +247,27 @@ def make_readme_pictures(folder: str) -> None:
     docs/img/web_review.png (the review after a game)."""
     out = Path(folder)
     with live_page(DESKTOP) as (live, page, errors):
-        start(page, live.url, "redbeard:fem_opp", None, seed=4, overrides="", level="Strong")
         rng = random.Random(4)
-        play(page, rng, False, set(), stop=lambda turn: turn["log"] >= 40 and any(m.startswith("play:") for m in turn["moves"])
-             and page.locator("#trick .played:not(.old)").count() >= 2)
+        for seed in range(4, 40):  # a game that reaches a card to play with cards on the table, after a round
+            start(page, live.url, "redbeard:fem_opp", None, seed=seed, overrides="", level="Strong")
+            play(page, rng, False, set(), stop=lambda turn: page.locator("#sheet tbody tr").count() >= 1
+                 and any(m.startswith("play:") for m in turn["moves"])
+                 and page.locator("#trick .played:not(.old)").count() >= 2)
+            if not page.is_visible("[data-testid=game-over]"):
+                break
         page.click("#hint-button")
         page.wait_for_selector("[data-hint]")
         page.screenshot(path=str(out / "web_table.png"))
         start(page, live.url, "redbeard:fem_opp", None, seed=4, overrides="start_score=5", level="Strong")
         play(page, rng, False, set())
-        page.click("#review-game")
+        page.click("#review-game")  # the game-over box gets small
         page.wait_for_selector("#review .review-entry", timeout=120_000)
-        page.click("#close-game-over")
         page.locator("#review-box").scroll_into_view_if_needed()
         page.screenshot(path=str(out / "web_review.png"))
     print(f"wrote {out / 'web_table.png'} and {out / 'web_review.png'}; page errors: {errors}")
 
 
 if __name__ == "__main__":
-    here = Path(__file__).resolve().parent
-    sys.path[:0] = [str(here), str(here.parent)]
     if len(sys.argv) == 3 and sys.argv[1] == "--readme":
         make_readme_pictures(sys.argv[2])
     else:
