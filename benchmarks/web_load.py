@@ -101,7 +101,11 @@ def wait_until_ready(url: str, limit: float = 600.0) -> None:
     without that route is ready at once), so the load test measures a warm server."""
     deadline = time.perf_counter() + limit
     while time.perf_counter() < deadline:
-        response = httpx.get(f"{url}/api/ready", timeout=10)
+        try:
+            response = httpx.get(f"{url}/api/ready", timeout=10)
+        except httpx.TransportError:  # bound but not listening yet
+            time.sleep(0.2)
+            continue
         if response.status_code != 200 or response.json().get("ready", True):
             return
         time.sleep(0.5)

@@ -2,8 +2,12 @@
 with a rating measured in one OpenSkill tournament of that game.
 
     python -m redbeard_web.levels                              # print the shipped levels
-    python -m redbeard_web.levels --measure --games 240 --workers 2     # measure every game
-    python -m redbeard_web.levels --measure --game sortskaeg --games 240
+    python -m redbeard_web.levels --measure --game redbeard --games 400 --workers 2
+    python -m redbeard_web.levels --measure --game sortskaeg --games 140 --workers 2
+
+(the shipped ``levels.json`` was measured with these two: docs/results.md, "Levels of the
+web table"; pimc costs about 0.3 s of CPU a game in Rödskägg and 1.3 s in Sortskæg, so these
+take about 5 and 10 minutes of CPU).
 
 ``--measure`` plays, for each game, a round robin between the candidate bots
 (:func:`candidates`: ``random``, ``heuristic``, ``pimc`` and the shipped PPO policies trained
