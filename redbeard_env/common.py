@@ -34,6 +34,9 @@ def replace_fields(rules: Any, overrides: dict, presets: dict, default: str, rul
     else:
         raise ValueError(f"rules must be a preset name, a Rules or a mapping of fields, got {type(rules).__name__}")
     names = [f.name for f in dataclasses.fields(rules_type)]
+    bad_keys = [k for k in overrides if not isinstance(k, str)]
+    if bad_keys:
+        raise ValueError(f"Rules field names are strings, got {str(bad_keys[0])[:40]!r}")
     unknown = sorted(set(overrides) - set(names))
     if unknown:
         raise ValueError(f"unknown Rules field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(names)}")
