@@ -19,7 +19,8 @@ playouts use the engine's generator does not matter; ``tests/test_pimc.py`` comp
 
 Its compiled code joins the engine's and the heuristic's, so its on-disk cache is stamped
 with every file of theirs it calls, directly or not (:func:`redbeard_env.jit_cache.cache_with`):
-the engine's kernel modules (``vector_kernels.KERNEL_MODULES``) and the heuristic's.
+the engine's kernel modules (``vector_kernels.KERNEL_MODULES``, which the heuristic's
+scoring also comes from) and the heuristic's.
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 end and the game's end (SPEC §1.8), for one game record ``g``.
 
 The arithmetic of a score is in small pure functions (:func:`score_after_tricks`,
-:func:`contract_made`, :func:`contract_penalty`, :func:`trickless_penalty`), apart from the
-game record, so that other compiled code can score a round the engine's way.
+:func:`contract_made`, :func:`contract_penalty`, :func:`trickless_penalty`) that the round's
+scoring below and the ``heuristic`` bot's outcome model
+(:func:`agents.redbeard.heuristic_kernels.outcome`) both call: one implementation of how a
+round is scored in the batch path.
 """
 
 from __future__ import annotations

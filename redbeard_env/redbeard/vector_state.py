@@ -203,6 +203,21 @@ def bit(c):
 
 
 @rule
+def has(h, c):
+    """Whether card ``c`` is in the card set ``h``."""
+    return (h >> np.uint64(c)) & np.uint64(1) != 0
+
+
+@rule
+def popcount(h):
+    """Set bits of a uint64 (the SWAR sum; LLVM emits one popcnt for it)."""
+    h = h - ((h >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    h = (h & np.uint64(0x3333333333333333)) + ((h >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    h = (h + (h >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((h * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@rule
 def randbelow(rng, s):
     """An exactly uniform int in 0..s-1 from 53-bit uniforms (Lemire's method)."""
     two53 = np.int64(1) << 53
