@@ -123,3 +123,8 @@ def action_id(name: str) -> int:
     if key in _ACTION_IDS:
         return _ACTION_IDS[key]
     raise ValueError(f"unknown action name {name!r}; allowed: play:<card> (e.g. play:Y10), discard:<card>, bid:0..bid:7")
+
+
+def deck_text(rules=None) -> str:
+    """The deck in words (every card id is in Sortskæg's deck)."""
+    return f"{NUM_CARDS} cards: {NUM_COLOURS} colours x values 1..{NUM_VALUES} and {NUM_JOKERS} jokers"
