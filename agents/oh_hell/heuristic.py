@@ -23,9 +23,13 @@ void opponent may trump it).
 
 :meth:`OhHellHeuristic.action_values` gives these preferences for every legal action
 (illegal: ``-inf``); ``act_batch`` plays their argmax. Every parameter is a keyword
-(``heuristic:bid_scale=0.9``). The defaults are Sortskæg's tuned values (its own
-heuristic, a sibling of this one): ``trump_factor`` 0.6, ``lead_factor`` 0.85;
-``bid_scale`` 1.0 (Oh Hell has no jokers to make up for).
+(``heuristic:bid_scale=0.9``). ``trump_factor`` 0.6 and ``lead_factor`` 0.85 are Sortskæg's
+tuned values (its heuristic is this one's sibling); ``bid_scale`` was then chosen by duplicate
+tournaments of one variant against three copies of the default (4 players, drawn hand sizes,
+4,000 games each): 1.0 -> 2.0 raised the win rate from 0.245 to 0.311 and the mean points
+from 5.3 to 5.7 (1.4: 0.285; 2.4: 0.319, the exact-bid rate no longer rising). Its bids
+still fall short of its tricks by about 0.9 on average: the chances are pessimistic, and
+raising ``trump_factor`` wins more deals but scores fewer points.
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ class OhHellHeuristic(Agent):
 
     game = "oh_hell"
 
-    def __init__(self, bid_scale: float = 1.0, lead_factor: float = 0.85, trump_factor: float = 0.6,
+    def __init__(self, bid_scale: float = 2.0, lead_factor: float = 0.85, trump_factor: float = 0.6,
                  seed: int | None = None):
         self.bid_scale, self.lead_factor, self.trump_factor = float(bid_scale), float(lead_factor), float(trump_factor)
 
