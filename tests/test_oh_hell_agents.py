@@ -85,3 +85,20 @@ def test_a_policy_trained_by_the_shared_trainer_plays_oh_hell(tmp_path):
     assert PPOAgent(str(path)).game == "oh_hell"
     res = run_tournament([f"ppo:{path}", "random"], game="oh_hell", players=4, games=8, seed=0, progress=False)
     assert res["agents"][f"ppo:{path}"]["games"] == 8
+
+
+@pytest.mark.parametrize("spec", ["openspiel:ismcts,simulations=20", "openspiel:mcts,simulations=10,worlds=2"])
+def test_openspiels_searches_play_in_duplicate_tournaments(spec):
+    """OpenSpiel's IS-MCTS and MCTS (agents/oh_hell/openspiel_bots.py) over pyspiel states rebuilt
+    from the observation: legal moves on every deal of a duplicate tournament, better than random.
+    (That a rebuilt state has OpenSpiel's information state is checked move for move in
+    tests/test_oh_hell_openspiel.py.)"""
+    pytest.importorskip("pyspiel")
+    res = run_tournament([spec, "random"], game="oh_hell", players=3, games=12, seed=2, progress=False,
+                         overrides={"num_tricks": 4})
+    assert res["agents"][spec]["games"] == 12
+    assert res["agents"][spec]["mean_points"] > res["agents"]["random"]["mean_points"]
+    with pytest.raises(ValueError, match="algorithm must be one of ismcts, mcts"):
+        make_agent("openspiel:alphazero", game="oh_hell")
+    with pytest.raises(ValueError, match="evaluator must be one of random"):
+        make_agent("openspiel:ismcts,evaluator=nn", game="oh_hell")

@@ -101,6 +101,8 @@ def play_deal(referee: Referee, rng: np.random.Generator, k: int) -> dict:
     while not state.is_terminal():
         player = state.current_player()
         assert env.agent_selection == f"player_{player}", f"deal {k} step {steps}: {env.agent_selection} vs {player}"
+        if player == 0 and k % 4 == 0:  # player_0's observation holds OpenSpiel's information state
+            assert rebuilt_infostate(env, rng) == state.information_state_string(0), f"deal {k} step {steps}"
         legal = state.legal_actions()
         assert our_legal(env, params) == set(legal), f"deal {k} step {steps} ({params}): legal actions differ"
         action = int(rng.choice(legal))
@@ -115,6 +117,17 @@ def play_deal(referee: Referee, rng: np.random.Generator, k: int) -> dict:
     if reward == "score":
         assert [returns[f"player_{s}"] for s in range(params["players"])] == expected
     return {"params": params, "steps": steps, "tricks": d["tricks"]}
+
+
+def rebuilt_infostate(env, rng: np.random.Generator) -> str:
+    """Player_0's information state in a pyspiel state rebuilt from its observation alone (as
+    the ``openspiel`` bots do; the observer is OpenSpiel's player 0, as here)."""
+    from agents.oh_hell.decode import decode_batch
+    from agents.oh_hell.openspiel_bots import openspiel_params, rebuild_state
+
+    v = decode_batch(env.observe("player_0")["observation"][None])
+    state = rebuild_state(pyspiel.load_game("oh_hell", openspiel_params(v, 0)), v, 0, rng)
+    return state.information_state_string(0)
 
 
 def run(deals: int, seed: int) -> list[dict]:

@@ -2,6 +2,9 @@
 
     heuristic   bids the expected tricks of its hand, plays to hit its bid exactly (:mod:`~.heuristic`)
     pimc        determinised search over the heuristic on the batch engine (:mod:`~.pimc`)
+    openspiel   OpenSpiel's IS-MCTS or MCTS over a pyspiel state rebuilt from the observation
+                (:mod:`~.openspiel_bots`; ``openspiel:ismcts,simulations=200``, ``openspiel:mcts``;
+                needs the ``openspiel`` extra)
 
 With the shared ``random`` and ``ppo:<checkpoint>`` (trained with ``python train.py --config
 oh_hell_4p``). Read observations with :mod:`agents.oh_hell.decode`.
@@ -11,6 +14,7 @@ oh_hell_4p``). Read observations with :mod:`agents.oh_hell.decode`.
 BOTS = {
     "heuristic": "agents.oh_hell.heuristic:OhHellHeuristic",
     "pimc": "agents.oh_hell.pimc:OhHellPIMC",
+    "openspiel": "agents.oh_hell.openspiel_bots:OpenSpielBot",  # openspiel:ismcts|mcts,simulations=...
 }
 
 #: what the trainer and its policies need from the game (agents.ppo, redbeard_train)

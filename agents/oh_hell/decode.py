@@ -56,6 +56,8 @@ class OObs:
     winning: np.ndarray  # int [B] position holding the winning card of the trick (-1 none)
     trick_played: np.ndarray  # bool [B, P]
     voids: np.ndarray  # bool [B, P, 4]
+    played_by: np.ndarray  # bool [B, P, 52]: the cards each position played this deal
+    trick_of: np.ndarray  # int [B, 52]: the index of the trick a card was played to, -1 not played
 
     @property
     def tricks_done(self) -> np.ndarray:
@@ -97,6 +99,8 @@ def decode_batch(obs: np.ndarray) -> OObs:
         winning=_position_argmax(obs, "trick_winning"),
         trick_played=_block(obs, "trick_played") > 0.5,
         voids=_block(obs, "voids").reshape(-1, P, NUM_SUITS) > 0.5,
+        played_by=_block(obs, "played_by").reshape(-1, P, NUM_CARDS) > 0.5,
+        trick_of=np.rint(_block(obs, "trick_of") * MAX_HAND).astype(np.int64) - 1,
     )
 
 

@@ -75,27 +75,9 @@ def hidden_hands(v: OObs, rows: np.ndarray, samples: int, rng: np.random.Generat
 
 
 def trick_seats(v: OObs, row: int) -> dict[int, int]:
-    """Position -> card of the current trick (the observation shows the cards and who played;
-    the leader gets a card of the led suit, the winning position the winning card, the others
-    the rest: what decides the trick is kept)."""
-    cards = [int(c) for c in np.flatnonzero(v.trick[row])]
-    if not cards:
-        return {}
-    n = int(v.num_players[row])
-    lead, win, led, trumps = int(v.leader[row]), int(v.winning[row]), int(v.led[row]), int(v.trumps[row])
-    played = [(lead + k) % n for k in range(len(cards))]
-    trump = [c for c in cards if CARD_SUIT[c] == trumps]
-    win_card = max(trump) if trump else max(c for c in cards if CARD_SUIT[c] == led)
-    if win == lead:
-        lead_card = win_card
-    else:
-        lead_card = min(c for c in cards if CARD_SUIT[c] == led and c != win_card)
-    out = {lead: lead_card, win: win_card}
-    rest = [c for c in cards if c not in out.values()]
-    for pos in played:
-        if pos not in out:
-            out[pos] = rest.pop()
-    return out
+    """Position -> its card in the current trick (the observation's ``played_by``)."""
+    cards = np.flatnonzero(v.trick[row])
+    return {int(np.flatnonzero(v.played_by[row, :, c])[0]): int(c) for c in cards}
 
 
 class OhHellPIMC(Agent):

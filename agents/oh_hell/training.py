@@ -1,6 +1,6 @@
 """What the trainer and its policies need from Oh Hell.
 
-Features (:mod:`agents.ppo`): the observation (596), then the prior block (70) -> 666; no
+Features (:mod:`agents.ppo`): the observation (1012), then the prior block (70) -> 1082; no
 extra block. Shaped reward (:func:`round_gain`): the deal's points minus the others' mean, / 10.
 """
 

@@ -16,7 +16,7 @@ Action space
     (:mod:`redbeard_env.oh_hell.cards`: ``action_id`` / ``action_name``).
 
 Observation space
-    ``Dict(observation=Box(-10, 10, (596,), float32), action_mask=Box(0, 1, (70,), int8))``: the
+    ``Dict(observation=Box(-10, 10, (1012,), float32), action_mask=Box(0, 1, (70,), int8))``: the
     blocks of :mod:`redbeard_env.oh_hell.observation`, from the observing agent's point of view,
     holding only what it may know (its hand, the turned card, the cards played, the bids and
     tricks). The mask is all zeros for an agent that is not acting and at the end.

@@ -35,7 +35,14 @@ leader         7     per position: who leads / led the current trick
 trick_played   7     per position: has played to the current trick
 trick_winning  7     per position: holds the winning card of the current trick
 voids          28    per position x suit (C D S H): shown void by not following
+played_by      364   per position: the cards it played (finished tricks and the current one)
+trick_of       52    per card played: (its trick's index + 1) / 17, else 0
 =============  ====  =================================================================
+
+With ``played_by`` and ``trick_of`` the observation holds the whole play of the deal in order
+(the first trick is led from the dealer's left, each next one by the last one's winner), as
+OpenSpiel's information state does: a bot can rebuild the deal's history from it
+(``agents.oh_hell.openspiel_bots``).
 
 Per-position blocks are laid out position-major (``block[pos * k + j]``).
 """
@@ -78,6 +85,8 @@ OBS_BLOCKS: dict[str, int] = {
     "trick_played": POSITIONS,
     "trick_winning": POSITIONS,
     "voids": POSITIONS * NUM_SUITS,
+    "played_by": POSITIONS * NUM_CARDS,
+    "trick_of": NUM_CARDS,
 }
 
 
@@ -94,7 +103,7 @@ LAYOUT = Layout(tuple(OBS_BLOCKS.items()), cards=NUM_CARDS, colours=NUM_SUITS, j
                 min_players=MIN_PLAYERS, max_bid=MAX_BID, max_hand=MAX_HAND, rules_vector=rules_vector,
                 round_scale=1.0, score_scale=SCORE_SCALE, gap_scale=GAP_SCALE, low=OBS_LOW, high=OBS_HIGH)
 OBS_SLICES, OFF, OBS_SIZE = LAYOUT.slices, LAYOUT.off, LAYOUT.size
-assert OBS_SIZE == 596, OBS_SIZE  # the documented layout; change both together
+assert OBS_SIZE == 1012, OBS_SIZE  # the documented layout; change both together
 
 
 def static_prefix(rules: Rules, num_players: int) -> np.ndarray:

@@ -3,7 +3,7 @@
 ```python
 from redbeard_env.oh_hell import VectorEnv
 venv = VectorEnv(num_envs=4096, num_players=4, rules="oh_hell", seed=0, num_tricks=5)
-obs, mask, seat = venv.reset()        # float32 [B, 596], int8 [B, 70], int64 [B]
+obs, mask, seat = venv.reset()        # float32 [B, 1012], int8 [B, 70], int64 [B]
 obs, mask, seat, rewards, terminated, truncated, info = venv.step(actions)   # actions int [B]
 ```
 

@@ -65,6 +65,7 @@ class Game:
     trick: list[tuple[int, int]] = field(default_factory=list)  # (seat, card) in play order
     played: set[int] = field(default_factory=set)  # cards of finished tricks this round
     played_by: list[set[int]] = field(default_factory=list)  # cards each seat played this round
+    trick_no: dict[int, int] = field(default_factory=dict)  # card -> the trick of this round it was played to
     voids: list[list[bool]] = field(default_factory=list)  # seat x colour, shown by not following
     # --- carry
     seen_game: set[int] = field(default_factory=set)  # cards played in earlier rounds of the game
@@ -160,6 +161,7 @@ def _start_round(g: Game) -> None:
     g.trick = []
     g.played = set()
     g.played_by = [set() for _ in range(n)]
+    g.trick_no = {}
     g.voids = [[False] * len(g.fam.colours) for _ in range(n)]
     g.phase = "bid"
     g.leader = -1
@@ -237,6 +239,7 @@ def _apply_play(g: Game, card: int) -> None:
         g.voids[seat][led] = True  # a colour card off the led colour shows a void
     g.hands[seat].remove(card)
     g.played_by[seat].add(card)
+    g.trick_no[card] = g.tricks_done
     g.trick.append((seat, card))
     if len(g.trick) < g.num_players:
         g.to_act = (seat + 1) % g.num_players

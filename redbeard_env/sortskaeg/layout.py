@@ -40,6 +40,11 @@ leader         positions             per position: who leads / led the current t
 trick_played   positions             per position: has played to the current trick
 trick_winning  positions             per position: holds the winning card of the current trick
 voids          positions x colours   per position x colour: shown void by not following
+played_by      positions x cards     per position: the cards it played this round (finished
+                                     tricks and the current one)
+trick_of       cards                 per card played this round: (the index of its trick + 1)
+                                     / max_hand, 0 for a card not played: with ``played_by``
+                                     the whole play of the round, in order
 =============  ====================  ==========================================================
 
 Per-position blocks are laid out position-major (``block[pos * k + j]``). The batch engine's
@@ -60,7 +65,8 @@ from .game import PHASE_NAMES
 #: every block a layout may have, in the order of the batch engine's offsets table
 BLOCK_KEYS = ("phase", "num_players", "rules", "progress", "hand_size", "hand", "played", "trick", "led",
               "jokers_seen", "trump_card", "trumps", "seen_game", "discarded", "took_back", "score", "score_gap",
-              "bid", "tricks", "need", "dealer", "acting", "leader", "trick_played", "trick_winning", "voids")
+              "bid", "tricks", "need", "dealer", "acting", "leader", "trick_played", "trick_winning", "voids",
+              "played_by", "trick_of")
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,6 +117,9 @@ class Layout:
         obs[OFF["progress"] + 2] = g.tricks_done / self.max_hand
         if not g.game_over:
             obs[OFF["hand_size"] + g.hand_size - 1] = 1.0
+        if "trick_of" in OFF:
+            for card, t in g.trick_no.items():
+                obs[OFF["trick_of"] + card] = (t + 1) / self.max_hand
         for name, cards in (("hand", g.hands[observer]), ("played", g.played), ("trick", [c for _, c in g.trick]),
                             ("seen_game", g.seen_game), ("discarded", g.discarded[observer]),
                             ("trump_card", g.face_up)):
@@ -139,6 +148,8 @@ class Layout:
             pos = (seat - observer) % n
             if g.took_back[seat] and "took_back" in OFF:
                 obs[[OFF["took_back"] + pos * self.cards + c for c in g.took_back[seat]]] = 1.0
+            if g.played_by and g.played_by[seat] and "played_by" in OFF:
+                obs[[OFF["played_by"] + pos * self.cards + c for c in g.played_by[seat]]] = 1.0
             obs[OFF["score"] + pos] = min(max(g.scores[seat] / self.score_scale, self.low), self.high)
             obs[OFF["score_gap"] + pos] = max((g.scores[seat] - best) / self.gap_scale, self.low)
             bid = g.bids[seat] if g.bids else None

@@ -145,7 +145,7 @@ class FamilyVectorEnv:
     #: the game state a search may set with :meth:`load_arrays`
     STATE_ARRAYS = ("hands", "phase", "round", "first_dealer", "dealer", "to_act", "leader", "scores", "bids",
                     "tricks", "trick_card", "trick_len", "led", "played", "played_by", "voids", "game_cards",
-                    "seen_game", "took_back", "discarded", "discards_left", "trumps", "trump_card", "drawn")
+                    "seen_game", "took_back", "discarded", "discards_left", "trumps", "trump_card", "drawn", "trick_no")
 
     def __init__(self, num_envs: int, num_players: int = 4, rules: Any = None, seed: Any = None,
                  reward: str = "win", auto_reset: bool = True, **overrides: Any):
@@ -161,7 +161,7 @@ class FamilyVectorEnv:
         self.rng = np.random.default_rng(seed)
         fam, L = self.rules.family, self.layout
         self.num_cards, self.deck_len = fam.num_ids, fam.num_ids * fam.deck_parts
-        self._dtype = game_dtype(L.positions, L.colours, self.deck_len)
+        self._dtype = game_dtype(L.positions, L.colours, self.deck_len, fam.num_ids)
         rules_type = rules_dtype(self.rules_module.MAX_ROUNDS, L.max_bid, L.max_hand, L.size)  # one type a game
         self._rules_table = (rule_tables(self.rules, L, n, rules_type),)  # (in a tuple: derived from the rules, not state)
         self._buffers = ObsBuffers(self.num_envs, L.size)
@@ -176,7 +176,7 @@ class FamilyVectorEnv:
         self._views = (self._raw.view(self._dtype)[:, 0],)  # the records (in a tuple: not state of its own)
         G = self._games()
         for name in ("phase", "round", "first_dealer", "dealer", "to_act", "leader", "trick_len", "led",
-                     "discards_left", "deck_next", "halt", "trumps", "trump_card", "drawn"):
+                     "discards_left", "deck_next", "halt", "trumps", "trump_card", "drawn", "trick_no"):
             setattr(self, name, G[name])
         self.stop_at_round_end = G["stop_round"]
         self.game_rng = G["rng"]  # each game's generator (its state), seeded from self.rng
@@ -371,6 +371,9 @@ class FamilyVectorEnv:
         self.round[b], self.first_dealer[b], self.dealer[b] = g.round, g.first_dealer, g.dealer
         self.to_act[b], self.leader[b] = g.to_act, g.leader
         self.trumps[b], self.trump_card[b], self.drawn[b] = g.trumps, g.trump_card, g.drawn_size
+        self.trick_no[b] = 0
+        for card, t in g.trick_no.items():
+            self.trick_no[b, card] = t
         self.scores[b] = g.scores
         self.bids[b] = [-1 if x is None else x for x in g.bids]
         self.tricks[b] = g.tricks
@@ -410,6 +413,7 @@ class FamilyVectorEnv:
         g.trick = [(int(s), int(self.trick_card[b, s])) for s in order]
         g.played = _card_set(self.played_bits[b], C)
         g.played_by = [_card_set(self.played_by_bits[b, s], C) for s in range(n)]
+        g.trick_no = {c: int(self.trick_no[b, c]) for hand in g.played_by for c in sorted(hand)}
         g.voids = [[bool(v) for v in self.voids[b, s]] for s in range(n)]
         g.seen_game = _card_set(self.seen_game_bits[b], C)
         g.took_back = [_card_set(self.took_back_bits[b, s], C) for s in range(n)]

@@ -25,7 +25,8 @@ from ..jit_cache import cache_with
 from . import layout as _layout
 from . import vector_rules
 from .vector_rules import (BID, K_ACTING, K_BID, K_DEALER, K_DISCARDED, K_GAP, K_HAND, K_HAND_SIZE, K_JOKERS_SEEN,
-                           K_LED, K_LEADER, K_NEED, K_PHASE, K_PLAYED, K_PROGRESS, K_SCORE, K_SEEN_GAME, K_TOOK_BACK,
+                           K_LED, K_LEADER, K_NEED, K_PHASE, K_PLAYED, K_PLAYED_BY, K_PROGRESS, K_SCORE, K_SEEN_GAME,
+                           K_TOOK_BACK, K_TRICK_OF,
                            K_TRICK, K_TRICK_PLAYED, K_TRICK_WINNING, K_TRICKS, K_TRUMP_CARD, K_TRUMPS, K_VOIDS,
                            NO_COLOUR, OVER, P_COLOURS, P_HOOK, P_IDS, P_MAX_BID, P_MAX_HAND, P_N, P_ROUNDS, PLAY,
                            colour_bits, count_bits, hand_size, low_card, trick_bits, trick_winner)
@@ -62,6 +63,8 @@ def encode_seats(g, r, P, observer, row):
         s = (observer + pos) % n
         if O[K_TOOK_BACK] >= 0:
             set_bits(row, O[K_TOOK_BACK] + pos * P[P_IDS], g.took_back[s])
+        if O[K_PLAYED_BY] >= 0:
+            set_bits(row, O[K_PLAYED_BY] + pos * P[P_IDS], g.played_by[s])
         x = g.scores[s]
         row[O[K_SCORE] + pos] = min(max(x / sc[1], low), high)
         row[O[K_GAP] + pos] = max((x - best) / sc[2], low)
@@ -76,6 +79,18 @@ def encode_seats(g, r, P, observer, row):
         for c in range(colours):
             if g.voids[s, c]:
                 row[O[K_VOIDS] + pos * colours + c] = 1.0
+
+
+@rule
+def encode_trick_of(g, P, offset, row):
+    """The ``trick_of`` block: (trick index + 1) / max_hand of every card played this round."""
+    h = np.uint64(0)
+    for s in range(P[P_N]):
+        h |= g.played_by[s]
+    while h:
+        c = low_card(h)
+        row[offset + c] = (np.int64(g.trick_no[c]) + 1) / P[P_MAX_HAND]
+        h &= h - np.uint64(1)
 
 
 @rule
@@ -111,6 +126,8 @@ def encode(g, r, P, observer, row):
         row[O[K_TRUMP_CARD] + g.trump_card] = 1.0
     if O[K_TRUMPS] >= 0:
         row[O[K_TRUMPS] + g.trumps + 1] = 1.0
+    if O[K_TRICK_OF] >= 0:
+        encode_trick_of(g, P, O[K_TRICK_OF], row)
     encode_seats(g, r, P, observer, row)
     mark_seat(row, O[K_DEALER], np.int64(g.dealer), observer, n)
     mark_seat(row, O[K_ACTING], np.int64(g.to_act) if ph != OVER else -1, observer, n)

@@ -38,6 +38,7 @@ rng                 the state of the game's generator
 hands, played_by,   card sets as bit masks (bit = card id, at most 64 ids): each seat's
 took_back,          hand, its plays this round, what it took back after the last round
 discarded           (carry), its own discards
+trick_no            per card played this round: the index of its trick
 played, game_cards, the finished tricks' cards this round, the game's cards (carry),
 seen_game           the cards played in earlier rounds (carry)
 rewards, terminated this step's outputs: rewards, the game ended, its single winner,
@@ -78,15 +79,15 @@ TRUMP_FIXED, TRUMP_TURNED, TRUMP_NONE = range(3)
 # the observation blocks, as indices into r.off (-1: the game's layout has no such block)
 (K_PHASE, K_NUM_PLAYERS, K_RULES, K_PROGRESS, K_HAND_SIZE, K_HAND, K_PLAYED, K_TRICK, K_LED, K_JOKERS_SEEN,
  K_TRUMP_CARD, K_TRUMPS, K_SEEN_GAME, K_DISCARDED, K_TOOK_BACK, K_SCORE, K_GAP, K_BID, K_TRICKS, K_NEED, K_DEALER,
- K_ACTING, K_LEADER, K_TRICK_PLAYED, K_TRICK_WINNING, K_VOIDS) = range(len(BLOCK_KEYS))
-assert BLOCK_KEYS[K_VOIDS] == "voids" and BLOCK_KEYS[K_GAP] == "score_gap" and BLOCK_KEYS[K_TRUMPS] == "trumps"
+ K_ACTING, K_LEADER, K_TRICK_PLAYED, K_TRICK_WINNING, K_VOIDS, K_PLAYED_BY, K_TRICK_OF) = range(len(BLOCK_KEYS))
+assert BLOCK_KEYS[K_VOIDS] == "voids" and BLOCK_KEYS[K_GAP] == "score_gap" and BLOCK_KEYS[K_TRICK_OF] == "trick_of"
 MAX_IDS = 64  # card sets are 64-bit masks
 
 
-def game_dtype(seats: int, colours: int, deck_len: int) -> np.dtype:
+def game_dtype(seats: int, colours: int, deck_len: int, cards: int) -> np.dtype:
     """One game's record: ``seats`` per-seat entries, ``colours`` voids per seat, a deck row of
-    ``deck_len`` ids. (VectorEnv's attributes are views of its fields, seats cut to n;
-    numba's records have no nested bool arrays: u1.)"""
+    ``deck_len`` ids, ``cards`` card ids. (VectorEnv's attributes are views of its fields, seats
+    cut to n; numba's records have no nested bool arrays: u1.)"""
     return np.dtype([
         ("phase", "i1"), ("first_dealer", "i1"), ("dealer", "i1"), ("to_act", "i1"), ("leader", "i1"),
         ("trick_len", "i1"), ("led", "i1"), ("discards_left", "i1"), ("trumps", "i1"), ("trump_card", "i1"),
@@ -100,6 +101,7 @@ def game_dtype(seats: int, colours: int, deck_len: int) -> np.dtype:
         ("rewards", "f4", (seats,)), ("terminated", "?"), ("r_over", "?"), ("r_size", "i1"), ("winner", "i1"),
         ("r_index", "i2"), ("r_bids", "i1", (seats,)), ("r_tricks", "i1", (seats,)), ("r_delta", "i8", (seats,)),
         ("deck", "i1", (deck_len,)),  # the deck row of the last deal
+        ("trick_no", "i1", (cards,)),  # per card played this round: the trick it was played to
     ], align=True)
 
 
@@ -437,6 +439,10 @@ def apply_play(g, r, P, seat, card):
         g.voids[seat, led] = 1  # a colour card off the led colour shows a void
     g.hands[seat] &= ~bit(card)
     g.played_by[seat] |= bit(card)
+    done = 0
+    for s in range(n):
+        done += g.tricks[s]
+    g.trick_no[card] = done
     g.trick_card[seat] = card
     if g.trick_len == 0:
         g.led = colour  # -1 after a led joker: no led colour
