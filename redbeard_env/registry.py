@@ -29,6 +29,7 @@ from .parts import GameParts
 GAME_PACKAGES: dict[str, str] = {
     "redbeard": "redbeard_env.redbeard",
     "sortskaeg": "redbeard_env.sortskaeg",
+    "oh_hell": "redbeard_env.oh_hell",
 }
 
 __all__ = ["Game", "GAME_PACKAGES", "registered_games", "game_named", "game_of_rules", "game_of_preset", "make",

@@ -29,11 +29,14 @@ deal from the game's cards).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..common import replace_fields
-from .cards import MAX_BID, NUM_CARDS
+from . import cards as _cards
+from .cards import COLOURS, MAX_BID, NUM_CARDS, NUM_JOKERS, NUM_VALUES, YELLOW
+from .family import Family
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 MAX_HAND = MAX_BID  # 7
@@ -71,6 +74,11 @@ class Rules:
     @property
     def num_rounds(self) -> int:
         return len(self.hand_sizes)
+
+    @property
+    def family(self) -> Family:
+        """These rules as the family engine reads them (:mod:`~.family`)."""
+        return family_of(self)
 
     def replace(self, **overrides: Any) -> "Rules":
         """A validated copy with some fields changed."""
@@ -129,22 +137,31 @@ def check_num_players(num_players: Any, rules: Rules) -> int:
     return int(num_players)
 
 
+@functools.lru_cache(maxsize=256)
+def family_of(rules: Rules) -> Family:
+    """Sortskæg in the family (:class:`~.family.Family`): 42 cards (four colours of values
+    1..10 and two jokers), yellow trumps, hands dealt in blocks from the dealer's left."""
+    return Family(colours=COLOURS, colour_size=NUM_VALUES, jokers=NUM_JOKERS, hand_sizes=rules.hand_sizes,
+                  colours_in_play=len(COLOURS), values_in_play=NUM_VALUES, deal=rules.deal, deal_order="blocks",
+                  trumps="fixed", trump_colour=YELLOW, dealer_hook=rules.dealer_hook, exact_first=rules.exact_first,
+                  exact_each=rules.exact_each, zero_bid=rules.zero_bid, miss_each=rules.miss_each, miss_trick=0,
+                  deck_parts=1, cards=_cards)
+
+
 def round_score(bid: int, tricks: int, rules: Rules) -> int:
     """Points of one player for one round: exact bid k >= 1 -> exact_first + exact_each *
-    (k - 1); bid 0 and no trick -> zero_bid; otherwise -miss_each per trick off."""
-    if tricks == bid:
-        return rules.zero_bid if bid == 0 else rules.exact_first + rules.exact_each * (bid - 1)
-    return -rules.miss_each * abs(tricks - bid)
+    (k - 1); bid 0 and no trick -> zero_bid; otherwise -miss_each per trick off
+    (:meth:`Family.round_score <redbeard_env.sortskaeg.family.Family.round_score>`)."""
+    return rules.family.round_score(bid, tricks)
 
 
 def discard_follows(rules: Rules, round_index: int) -> bool:
     """Whether a discard phase follows round ``round_index`` (under ``carry``, when the next
     round is exactly one card smaller)."""
-    sizes = rules.hand_sizes
-    return rules.deal == "carry" and round_index + 1 < len(sizes) and sizes[round_index + 1] == sizes[round_index] - 1
+    return rules.family.discard_follows(round_index)
 
 
 def deals_fresh(rules: Rules, round_index: int) -> bool:
     """Whether round ``round_index`` starts with a deal (from the deck under ``fresh``, from
     the game's cards under ``carry``); otherwise the hands are what the discards left."""
-    return round_index == 0 or not discard_follows(rules, round_index - 1)
+    return rules.family.deals_fresh(round_index)
