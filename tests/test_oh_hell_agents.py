@@ -102,3 +102,19 @@ def test_openspiels_searches_play_in_duplicate_tournaments(spec):
         make_agent("openspiel:alphazero", game="oh_hell")
     with pytest.raises(ValueError, match="evaluator must be one of random"):
         make_agent("openspiel:ismcts,evaluator=nn", game="oh_hell")
+
+
+def test_a_seeded_openspiel_search_plays_the_same_moves_again():
+    """IS-MCTS resamples hidden cards through OpenSpiel's sampler; seeded, the bot must not
+    depend on anything else (the whole test suite used to change its moves)."""
+    pytest.importorskip("pyspiel")
+    import random
+
+    runs = []
+    for salt in (1, 2):
+        random.seed(salt)
+        np.random.seed(salt)
+        res = run_tournament(["openspiel:ismcts,simulations=10", "random"], game="oh_hell", players=3, games=6, seed=4,
+                             progress=False, overrides={"num_tricks": 3})
+        runs.append(res["agents"]["openspiel:ismcts,simulations=10"])
+    assert runs[0]["mean_points"] == runs[1]["mean_points"] and runs[0]["wins"] == runs[1]["wins"]

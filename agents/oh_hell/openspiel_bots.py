@@ -133,6 +133,10 @@ class OpenSpielBot(Agent):
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=self.rollouts, random_state=self.random_state)
         if self.algorithm == "ismcts":
             bot = ismcts.ISMCTSBot(game, evaluator, self.uct_c, self.simulations, random_state=self.random_state)
+            # OpenSpiel's own resampling draws from a sampler seeded from the system when given
+            # none: a sampler seeded from this bot's generator keeps a seeded bot reproducible
+            sampler = pyspiel.UniformProbabilitySampler(int(self.rng.integers(2**31)), 0.0, 1.0)
+            bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
             return int(bot.step(rebuild_state(game, v, row, self.rng)))
         votes: dict[int, float] = {}
         for _ in range(self.worlds):  # determinised MCTS: each world as if every card were seen
