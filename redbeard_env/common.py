@@ -42,6 +42,18 @@ def replace_fields(rules: Any, overrides: dict, presets: dict, default: str, rul
     return dataclasses.replace(base, **overrides)
 
 
+def shown(value: Any, limit: int = 100) -> str:
+    """``repr`` of a value for an error message, cut to ``limit`` characters: an error never
+    repeats a whole long input (an int too long to print is described by its size)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        return f"an int of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except ValueError:  # e.g. a container holding an int too long to print
+        return f"a {type(value).__name__} too large to print"
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
 def parse_overrides(items: "Iterable[str] | None") -> dict[str, Any]:
     """Command-line overrides ``["leader=trick_winner", "eliminate_at=40"]`` -> a dict with
     Python literals where they parse (``40``, ``None``, ``True``), else strings. The
