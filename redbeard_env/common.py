@@ -25,7 +25,7 @@ def replace_fields(rules: Any, overrides: dict, presets: dict, default: str, rul
         rules = default
     if isinstance(rules, str):
         if rules not in presets:
-            raise ValueError(f"unknown {game}rules preset {rules!r}; allowed: {', '.join(map(repr, presets))}")
+            raise ValueError(f"unknown {game}rules preset {shown(rules, 60)}; allowed: {', '.join(map(repr, presets))}")
         base = presets[rules]
     elif isinstance(rules, rules_type):
         base = rules
@@ -36,7 +36,8 @@ def replace_fields(rules: Any, overrides: dict, presets: dict, default: str, rul
     names = [f.name for f in dataclasses.fields(rules_type)]
     unknown = sorted(set(overrides) - set(names))
     if unknown:
-        raise ValueError(f"unknown Rules field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(names)}")
+        listed = ", ".join(shown(k, 40) for k in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise ValueError(f"unknown Rules field(s) {listed}; allowed: {', '.join(names)}")
     if isinstance(overrides.get(tuple_field), list):
         overrides = {**overrides, tuple_field: tuple(overrides[tuple_field])}
     return dataclasses.replace(base, **overrides)

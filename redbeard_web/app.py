@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import weakref
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -121,12 +122,15 @@ class WebTable:
         self.gates = GameGates()
         self.hints = HintPool(limits.hint_concurrency, limits.hint_queue)
         self.rate = RateLimiter(limits.games_per_minute, clock=store.clock)
-        self._limiters: dict[str, anyio.CapacityLimiter] = {}
+        self._limiters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> kind -> limiter
 
     def _limiter(self, kind: str) -> anyio.CapacityLimiter:
-        if kind not in self._limiters:  # made in the event loop, on first use
-            self._limiters[kind] = anyio.CapacityLimiter(WORK_THREADS if kind == "work" else VIEW_THREADS)
-        return self._limiters[kind]
+        """The thread pool ``kind`` of the running event loop (one loop when served; a test
+        client without ``with`` makes a loop a request)."""
+        limiters = self._limiters.setdefault(asyncio.get_running_loop(), {})
+        if kind not in limiters:
+            limiters[kind] = anyio.CapacityLimiter(WORK_THREADS if kind == "work" else VIEW_THREADS)
+        return limiters[kind]
 
     async def run(self, kind: str, fn, *args, raw: bool = False) -> Any:
         """``fn(*args)`` in a worker thread of pool ``kind`` ("work" or "view"), as a JSON

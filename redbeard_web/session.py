@@ -46,6 +46,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from redbeard_env.common import shown
 from redbeard_env.records import COMMON_KEYS, game_of_record, rules_dict
 from redbeard_env.registry import Game, game_named, game_of_rules, load_object
 
@@ -56,6 +57,7 @@ HUMAN = "human"
 MAX_SEED = 2**53 - 1  # seeds stay exact in JavaScript numbers
 MAX_PENDING_EVENTS = 1000  # a view carries at most the last 1000 moves
 DEFAULT_PLAYERS = 4
+MAX_ACTION_CHARS = 40  # an action name is short ("play:AS", "discard:R2")
 REPLAY_OVERHEAD = 64 * 1024  # bytes of a replay besides its record (the game, the views' state)
 
 
@@ -183,6 +185,8 @@ class GameSession:
             raise ValueError("the game is over; no action is allowed")
         if g.to_act != self.seat:
             raise ValueError(f"it is not your turn: seat {g.to_act} is to act (phase {g.phase!r})")
+        if len(name) > MAX_ACTION_CHARS:
+            raise ValueError(f"unknown action {shown(name, 40)}; legal: {', '.join(self.legal_names())}")
         action = self.info.parts.cards.action_id(name)
         legal = self.engine.legal_actions(g)
         kind = self.views.action_name(g, action).partition(":")[0]  # play:X is not discard:X

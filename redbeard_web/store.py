@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from redbeard_env.common import shown
 from redbeard_env.records import append_records
 
 from .limits import Limits
@@ -128,13 +129,13 @@ class GameStore:
     def session(self, game_id: str) -> GameSession:
         entry = self._entries.get(game_id)
         if not isinstance(entry, GameSession):
-            raise UnknownId(f"no game {game_id!r} (unknown, or expired)")
+            raise UnknownId(f"no game {shown(game_id, 40)} (unknown, or expired)")
         return entry
 
     def replay(self, replay_id: str) -> ReplaySession:
         entry = self._entries.get(replay_id)
         if not isinstance(entry, ReplaySession):
-            raise UnknownId(f"no replay {replay_id!r} (unknown, or expired)")
+            raise UnknownId(f"no replay {shown(replay_id, 40)} (unknown, or expired)")
         return entry
 
     def locked(self, entry):
