@@ -182,7 +182,7 @@ class WebTable:
         game_id = request.path_params["game_id"]
         if not isinstance(body, dict) or set(body) != {"action"}:
             self.store.session(game_id)  # an unknown game is a 404, whatever the body
-            raise refuse(400, 'an action is {"action": "<action name>"}, e.g. {"action": "play:AS"}')
+            raise refuse(400, 'an action is {"action": "<action name>"}, the name one of the view\'s "legal" ones')
         return await self.with_game(request, game_id, "work", self.store.act, game_id, body["action"])
 
     async def hint(self, request: Request) -> Response:

@@ -4,8 +4,10 @@ uvicorn's HTTP/1.1 protocol (h11) closes idle keep-alive connections, but waits 
 for a request's head and body. :func:`timed_protocol` makes a subclass that also closes a
 connection whose request head has not arrived ``header_seconds`` after the connection was
 made (or after the previous response), or whose body has not arrived ``body_seconds``
-after its head (the app answers such a body itself with a 408 first, when it reads it);
-and that closes new connections at once beyond ``max_connections``. Heads are at most
+after its head (the app answers such a body itself with a 408 first, when it reads it),
+or whose client has not read the answers it was sent for ``body_seconds`` (a reader that
+never reads would hold its connection and its request's task forever); and that closes new
+connections at once beyond ``max_connections``. Heads are at most
 16 KB (h11's limit), bodies are bounded by the app (:mod:`redbeard_web.limits`).
 """
 
@@ -35,6 +37,7 @@ class TimedH11Protocol(H11Protocol):
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         self._deadline: asyncio.TimerHandle | None = None
+        self._unread: asyncio.TimerHandle | None = None
         if len(self.connections) >= self.max_connections:
             type(self).refused += 1
             transport.close()
@@ -53,7 +56,24 @@ class TimedH11Protocol(H11Protocol):
         if cycle is not None and not cycle.response_complete and not cycle.more_body:
             return  # the request is complete: the app is working on it
         type(self).closed_slow += 1
-        self.transport.close()
+        self.transport.abort()
+
+    def pause_writing(self) -> None:
+        """The client is not reading what it was sent: it has ``body_seconds`` to start."""
+        super().pause_writing()
+        if self._unread is None:
+            self._unread = self.loop.call_later(self.body_seconds, self._not_reading)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._unread is not None:
+            self._unread.cancel()
+            self._unread = None
+
+    def _not_reading(self) -> None:
+        self._unread = None
+        type(self).closed_slow += 1
+        self.transport.abort()
 
     def handle_events(self) -> None:
         before = self.cycle
@@ -70,9 +90,10 @@ class TimedH11Protocol(H11Protocol):
             self._arm(self.header_seconds)  # the next request's head (keep-alive also applies)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
+        for timer in (self._deadline, self._unread):
+            if timer is not None:
+                timer.cancel()
+        self._deadline = self._unread = None
         if self.transport is not None:
             super().connection_lost(exc)
 

@@ -180,14 +180,17 @@ class GameSession:
         not the human's turn or illegal. Then the bots move."""
         g = self.game
         if not isinstance(name, str):
-            raise ValueError(f"an action is an action name like 'play:AS' or 'bid:3', got {name!r:.60}")
+            raise ValueError(f"an action is an action name (a string of the view's \"legal\" list), got {shown(name, 60)}")
         if g.game_over:
             raise ValueError("the game is over; no action is allowed")
         if g.to_act != self.seat:
             raise ValueError(f"it is not your turn: seat {g.to_act} is to act (phase {g.phase!r})")
-        if len(name) > MAX_ACTION_CHARS:
-            raise ValueError(f"unknown action {shown(name, 40)}; legal: {', '.join(self.legal_names())}")
-        action = self.info.parts.cards.action_id(name)
+        try:
+            if len(name) > MAX_ACTION_CHARS:
+                raise ValueError("too long")
+            action = self.info.parts.cards.action_id(name)
+        except ValueError:  # the game's own message gives examples with cards: list the legal names
+            raise ValueError(f"unknown action {shown(name, 40)}; legal now: {', '.join(self.legal_names())}") from None
         legal = self.engine.legal_actions(g)
         kind = self.views.action_name(g, action).partition(":")[0]  # play:X is not discard:X
         if action not in legal or name.strip().partition(":")[0].lower() != kind:

@@ -126,14 +126,25 @@ class GameStore:
             self._save_if_finished(session)
             return session.view()
 
+    def _live(self, key: str) -> Any:
+        """The entry ``key``, or None if there is none or it has expired (then it is dropped:
+        an expired game is a 404 even before a sweep)."""
+        entry = self._entries.get(key)
+        if entry is not None and self._expired(entry, self.clock()):
+            with self._lock:
+                if self._entries.get(key) is entry:
+                    del self._entries[key]
+            return None
+        return entry
+
     def session(self, game_id: str) -> GameSession:
-        entry = self._entries.get(game_id)
+        entry = self._live(game_id)
         if not isinstance(entry, GameSession):
             raise UnknownId(f"no game {shown(game_id, 40)} (unknown, or expired)")
         return entry
 
     def replay(self, replay_id: str) -> ReplaySession:
-        entry = self._entries.get(replay_id)
+        entry = self._live(replay_id)
         if not isinstance(entry, ReplaySession):
             raise UnknownId(f"no replay {shown(replay_id, 40)} (unknown, or expired)")
         return entry

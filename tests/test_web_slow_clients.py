@@ -101,6 +101,28 @@ def test_a_slow_body_is_a_408(live):
     assert answer.startswith(b"HTTP/1.1 408") and b'"error"' in answer and b"did not arrive within 1 s" in answer
 
 
+def test_a_client_that_never_reads_is_cut_off(live):
+    """A client that asks again and again and never reads its answers would hold its
+    connection (and a request's task) forever: it is cut off once it has not read for
+    ``body_seconds``."""
+    s = socket.create_connection(("127.0.0.1", live.port))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    start = time.monotonic()
+    cut = False
+    s.settimeout(1)
+    while time.monotonic() - start < 20:
+        try:
+            s.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 20)
+        except (BrokenPipeError, ConnectionResetError):
+            cut = True
+            break
+        except (TimeoutError, socket.timeout):
+            pass
+        time.sleep(0.05)
+    s.close()
+    assert cut and time.monotonic() - start < 15
+
+
 def test_connections_beyond_the_limit_are_closed(live):
     socks = [socket.create_connection(("127.0.0.1", live.port)) for _ in range(60)]
     time.sleep(0.3)
