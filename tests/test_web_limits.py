@@ -218,9 +218,10 @@ def test_a_long_hint_holds_neither_its_game_nor_others(gated):
 
 def test_requests_for_a_busy_game_wait_without_threads_and_time_out(gated):
     """Game A's bots think for long (inside an action). 60 GETs of A wait in the event
-    loop, not in worker threads, and get a 503 with Retry-After after ``lock_seconds``;
-    meanwhile game B is served at once."""
-    limits = Limits(lock_seconds=1.5)
+    loop, not in worker threads (they used to take every worker thread, so that a GET of
+    another game waited 28 s), and get a 503 with Retry-After after ``lock_seconds``;
+    meanwhile game B is served."""
+    limits = Limits(lock_seconds=4)
     app = create_app(GameStore(BotPool()), limits=limits)
     with LiveServer(app, limits) as live, httpx.Client(base_url=live.url, timeout=30) as c:
         a = c.post("/api/games", json={"seed": 4, "opponents": "test_gated"}).json()  # the human moves first
@@ -232,20 +233,29 @@ def test_requests_for_a_busy_game_wait_without_threads_and_time_out(gated):
         results = {}
 
         def get_a(i):
-            results[i] = httpx.get(f"{live.url}/api/games/{a['id']}", timeout=20)
+            results[i] = httpx.get(f"{live.url}/api/games/{a['id']}", timeout=30)
 
         waiting = [threading.Thread(target=get_a, args=(i,)) for i in range(60)]
         for t in waiting:
             t.start()
-        time.sleep(0.3)
+        for _ in range(200):  # until every GET of A waits at A's gate
+            gate = app.state.table.gates._gates.get(a["id"])
+            if gate is not None and gate[1] == 61:
+                break
+            time.sleep(0.02)
+        else:
+            raise AssertionError("the GETs of A did not all arrive")
+        limiters = next(iter(app.state.table._limiters.values()))
+        assert limiters["work"].borrowed_tokens == 1  # A's action, thinking
+        assert "view" not in limiters or limiters["view"].borrowed_tokens == 0  # no thread waits for A
         start = time.perf_counter()
         assert c.get(f"/api/games/{b['id']}", timeout=5).status_code == 200
         assert c.post(f"/api/games/{b['id']}/actions", json={"action": b["legal"][0]}, timeout=5).status_code == 200
-        assert time.perf_counter() - start < 5  # (it used to wait for threads held by A's waiters: 120 s)
+        assert time.perf_counter() - start < 4  # B does not wait for A (nor for A's waiters)
         for t in waiting:
-            t.join(20)
+            t.join(30)
         assert {r.status_code for r in results.values()} == {503}
-        assert all(r.headers["retry-after"] == "2" and "busy" in r.json()["error"] for r in results.values())
+        assert all(r.headers["retry-after"] == "4" and "busy" in r.json()["error"] for r in results.values())
         gated.gate.set()
         act.join(10)
         assert c.get(f"/api/games/{a['id']}").status_code == 200
