@@ -205,8 +205,10 @@ def _knows(game: str, name: str) -> bool:
 
 
 class BotPool:
-    """Shared bots, one per (game, spec in normal form), built on first use, each with a
-    lock (a bot may keep state, e.g. a random generator, and is used by many games).
+    """Shared bots, one per (game, spec in normal form, role), built on first use, each with
+    a lock (a bot may keep state, e.g. a random generator, and is used by many games); the
+    bots giving hints are others than those playing, so a hint never waits for a game's
+    bot or holds one up.
 
     Bounded: at most ``max_bots`` bots stay built, and search bots together at most
     ``max_search`` playouts of cost (default: twice the search budget); the least recently
@@ -221,8 +223,8 @@ class BotPool:
         self.max_bots = max_bots
         self.search_budget = search_budget
         self.max_search = max_search if max_search is not None else (2 * search_budget if search_budget else None)
-        self._bots: OrderedDict[tuple[str, str], tuple[Any, threading.Lock, float]] = OrderedDict()
-        self._building: dict[tuple[str, str], threading.Lock] = {}
+        self._bots: OrderedDict[tuple[str, str, str], tuple[Any, threading.Lock, float]] = OrderedDict()
+        self._building: dict[tuple[str, str, str], threading.Lock] = {}
         self._lock = threading.Lock()
         self.builds = 0  # bots built so far (a cache miss each)
 
@@ -233,10 +235,12 @@ class BotPool:
         """``spec`` in normal form if this pool would play it in ``game`` (else ``ValueError``)."""
         return check_bot_spec(spec, game_named(game or default_game()).name, self.search_budget)
 
-    def get(self, spec: str, game: str | None = None) -> tuple[Any, threading.Lock]:
+    def get(self, spec: str, game: str | None = None, role: str = "play") -> tuple[Any, threading.Lock]:
+        """The bot and its lock. ``role``: bots giving hints are others than those playing
+        in games (``"hint"``), so a long hint never holds up a game's moves."""
         game = game_named(game or default_game()).name
         parsed = parse_spec(self.check(spec, game))
-        key = (game, normal_spec(parsed))
+        key = (game, normal_spec(parsed), role)
         with self._lock:
             if key in self._bots:
                 self._bots.move_to_end(key)
@@ -261,7 +265,7 @@ class BotPool:
                 if self._building.get(key) is build_lock:
                     del self._building[key]
 
-    def _evict(self, keep: tuple[str, str]) -> None:
+    def _evict(self, keep: tuple[str, str, str]) -> None:
         """Drop the least recently used bots (never ``keep``) until the pool is in bounds.
         Called with the lock held."""
         def over() -> bool:
@@ -283,8 +287,9 @@ class BotPool:
                game: str | None = None) -> tuple[int, np.ndarray | None, str | None]:
         """The bot's action and, when it has them, its values of every action: a
         heuristic-style bot's ``action_values`` (utilities), a policy network's action
-        probabilities. ``(action, None, None)`` for other bots."""
-        bot, lock = self.get(spec, game)
+        probabilities. ``(action, None, None)`` for other bots. (A hint: the bot is not the
+        one playing in games.)"""
+        bot, lock = self.get(spec, game, role="hint")
         with lock:
             action = int(bot.act(obs, mask))
             if callable(getattr(bot, "action_values", None)):
