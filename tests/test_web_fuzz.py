@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import re
+import types
 
 import numpy as np
 import pytest
@@ -35,14 +37,16 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.stateful import (Bundle, RuleBasedStateMachine, consumes, initialize, invariant,  # noqa: E402
-                                 multiple, rule)
+                                 multiple, precondition, rule)
 from starlette.testclient import TestClient  # noqa: E402
 
 import redbeard_env  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
 from redbeard_env.records import replay, validate  # noqa: E402
 from redbeard_web.app import create_app  # noqa: E402
 from redbeard_web.guards import MAX_MESSAGE  # noqa: E402
 from redbeard_web.limits import Limits  # noqa: E402
+import redbeard_web.session as session_module  # noqa: E402
 from redbeard_web.session import BotPool  # noqa: E402
 from redbeard_web.store import GameStore  # noqa: E402
 from test_web_hidden import Cards, knowledge_by_step  # noqa: E402
@@ -50,14 +54,29 @@ from web_strategies import (GAMES, any_bodies, bad_actions, bot_specs, json_valu
                             valid_bodies)
 
 IDLE = 10**6  # seconds before a game expires: small clock steps never reach it, big ones do
+EXPIRE_AFTER = 15  # steps of an example before everything may expire
 LIMITS = Limits(games_per_minute=0, search_budget=256, hint_seconds=60, lock_seconds=60)
-POOL = BotPool(max_bots=16, search_budget=LIMITS.search_budget)  # shared by every example (bots built once)
+POOL = BotPool(max_bots=16, search_budget=LIMITS.search_budget)  # shared by the @given tests (bots built once)
 EXAMPLES = {"machine": 15, "steps": 25, "bodies": 200, "specs": 200, "actions": 200, "records": 200}
 SLOW = {"machine": 400, "steps": 50, "bodies": 3000, "specs": 3000, "actions": 2000, "records": 3000}
 STATS = {"requests": 0, "refused": 0, "answers_scanned": 0, "games_finished": 0, "replays": 0, "hints": 0,
          "mutated_records_accepted": 0, "mutated_records_refused": 0, "expiries": 0}
 COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                     HealthCheck.filter_too_much], derandomize=False)
+
+
+_STATELESS: dict = {}
+
+
+def stateless_cached(spec: str, game: str):
+    """The pool's factory in the machine: bots without random state (the heuristics, greedy
+    policies) are built once for all examples (loading a policy is slow); the others
+    afresh, so that an example replays the same."""
+    if spec.split(":")[0] in ("heuristic", "ppo", "joins") and "greedy" not in spec and "seed" not in spec:
+        if (spec, game) not in _STATELESS:
+            _STATELESS[(spec, game)] = make_agent(spec, game=game, seed=0)
+        return _STATELESS[(spec, game)]
+    return make_agent(spec, game=game, seed=0)
 
 
 class Clock:
@@ -138,10 +157,17 @@ class WebTableMachine(RuleBasedStateMachine):
 
     def __init__(self):
         super().__init__()
+        # the server is deterministic within an example (so that Hypothesis can replay and
+        # shrink one): bots of its own (their generators start afresh), seeds of unseeded
+        # games from a fixed generator, and the clock
+        self.pool = BotPool(stateless_cached, max_bots=16, search_budget=LIMITS.search_budget)
+        self._secrets = session_module.secrets
+        session_module.secrets = types.SimpleNamespace(randbelow=random.Random(0).randrange)
         self.clock = Clock()
-        self.store = GameStore(POOL, max_games=10_000, idle_seconds=IDLE, finished_seconds=IDLE, clock=self.clock)
+        self.store = GameStore(self.pool, max_games=10_000, idle_seconds=IDLE, finished_seconds=IDLE, clock=self.clock)
         self.client = make_client(self.store)
         self.models: dict[str, Model] = {}
+        self.steps = 0
         self.replay_steps: dict[str, int] = {}
         self.gone_replays: set[str] = set()
 
@@ -228,7 +254,8 @@ class WebTableMachine(RuleBasedStateMachine):
         model = self.models[gid]
         info = redbeard_env.game_named(model.game)
         names = [info.action_name(a) for a in range(info.num_actions) if info.action_name(a) not in model.view["legal"]]
-        action = data.draw(bad_actions(model.game) | st.sampled_from(names))
+        pick = data.draw(st.integers(0, 10**6))  # a number, not a name: the draws do not depend on the game
+        action = data.draw(bad_actions(model.game)) if pick % 2 or not names else names[pick % len(names)]
         before = snapshot(self.store, gid)
         r = self.client.post(f"/api/games/{gid}/actions", json={"action": action})
         if self.expect_gone(r, gid):
@@ -323,6 +350,7 @@ class WebTableMachine(RuleBasedStateMachine):
     def time_passes(self, seconds):
         self.clock.now += seconds  # never enough to expire anything (IDLE)
 
+    @precondition(lambda self: self.steps >= EXPIRE_AFTER)  # late in an example: everything is 404 after
     @rule(gid=consumes(games))
     def everything_expires(self, gid):
         """A long pause: every game and replay expires (404 from now on)."""
@@ -339,19 +367,26 @@ class WebTableMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------ invariants and the end
     @invariant()
     def within_bounds(self):
+        self.steps += 1
         table = self.client.app.state.table
         assert len(table.gates) == 0 and table.hints.in_flight == 0  # nothing left behind
-        assert len(POOL) <= POOL.max_bots
+        assert len(self.pool) <= self.pool.max_bots
         assert self.store.replay_bytes() <= self.store.replay_memory
 
     def teardown(self):
         """Play the running games on (a bounded number of moves) so that their answers can
         be scanned against their records."""
+        try:
+            self.play_on()
+        finally:
+            session_module.secrets = self._secrets
+
+    def play_on(self):
         rng = np.random.default_rng(0)
         for gid, model in self.models.items():
             if model.gone or model.checked:
                 continue
-            for _ in range(300):
+            for _ in range(150):
                 if model.view["finished"]:
                     break
                 action = str(rng.choice(model.view["legal"]))
