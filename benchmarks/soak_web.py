@@ -19,7 +19,9 @@ shares one address), then runs for ``--minutes``:
 * ``--uploaders`` uploaders: records of finished games as replays (also with a big
   ``meta``, too large, or broken), then frames of them.
 
-Every ``--sample-seconds`` it samples the server's resident memory (``VmRSS``). At the end
+Every ``--sample-seconds`` it samples the server's resident memory (``VmRSS``). The store
+fills for the first 15 minutes (finished games and replays expire 15 minutes after they
+were last looked at), so the curve should be flat after ``--warmup`` (16 minutes). At the end
 it prints the RSS curve (and writes it to ``<out>/rss.csv`` and ``<out>/rss.png``), the
 latency percentiles of the players' requests, and the answers counted by client and
 class (``<out>/soak.json``). The players' requests and the valid uploads are well formed:
@@ -343,7 +345,9 @@ def print_report(result: dict, curve: list) -> None:
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--minutes", type=float, default=30.0, help="how long, default 30")
-    p.add_argument("--warmup", type=float, default=3.0, help="minutes of warm-up in the report, default 3")
+    p.add_argument("--warmup", type=float, default=16.0,
+                   help="minutes of warm-up in the report, default 16: finished games and replays expire after "
+                        "15 minutes (the server's default), so the store fills until then")
     p.add_argument("--players", type=int, default=8, help="players, default 8")
     p.add_argument("--think", type=float, default=0.3, help="players' mean think time in seconds, default 0.3")
     p.add_argument("--spammers", type=int, default=2, help="hint spammers, default 2")
