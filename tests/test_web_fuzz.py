@@ -72,7 +72,7 @@ def stateless_cached(spec: str, game: str):
     """The pool's factory in the machine: bots without random state (the heuristics, greedy
     policies) are built once for all examples (loading a policy is slow); the others
     afresh, so that an example replays the same."""
-    if spec.split(":")[0] in ("heuristic", "ppo", "joins") and "greedy" not in spec and "seed" not in spec:
+    if spec.split(":")[0] in ("heuristic", "ppo") and "greedy" not in spec and "seed" not in spec:
         if (spec, game) not in _STATELESS:
             _STATELESS[(spec, game)] = make_agent(spec, game=game, seed=0)
         return _STATELESS[(spec, game)]
