@@ -33,7 +33,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..common import replace_fields
+from ..common import replace_fields, shown
 from . import cards as _cards
 from .cards import COLOURS, MAX_BID, NUM_CARDS, NUM_JOKERS, NUM_VALUES, YELLOW
 from .family import Family
@@ -97,26 +97,26 @@ def validate(rules: Rules) -> Rules:
     """Check every field; raise ``ValueError`` naming the field and the allowed values."""
     for name, allowed in CHOICES.items():
         if getattr(rules, name) not in allowed:
-            raise ValueError(f"Rules field {name!r} got {getattr(rules, name)!r}; allowed: {' | '.join(map(repr, allowed))}")
+            raise ValueError(f"Rules field {name!r} got {shown(getattr(rules, name))}; allowed: {' | '.join(map(repr, allowed))}")
     for name in BOOL_FIELDS:
         if not isinstance(getattr(rules, name), bool):
-            raise ValueError(f"Rules field {name!r} got {getattr(rules, name)!r}; allowed: True or False")
+            raise ValueError(f"Rules field {name!r} got {shown(getattr(rules, name))}; allowed: True or False")
     for name, (lo, hi) in INT_RANGES.items():
         value = getattr(rules, name)
         if not _is_int(value) or not lo <= value <= hi:
-            raise ValueError(f"Rules field {name!r} got {value!r}; allowed: an int in {lo}..{hi}")
+            raise ValueError(f"Rules field {name!r} got {shown(value)}; allowed: an int in {lo}..{hi}")
     sizes = rules.hand_sizes
     if (not isinstance(sizes, tuple) or not 1 <= len(sizes) <= MAX_ROUNDS
             or not all(_is_int(h) and 1 <= h <= MAX_HAND for h in sizes)):
-        raise ValueError(f"Rules field 'hand_sizes' got {sizes!r}; allowed: a tuple of 1..{MAX_ROUNDS} "
+        raise ValueError(f"Rules field 'hand_sizes' got {shown(sizes)}; allowed: a tuple of 1..{MAX_ROUNDS} "
                          f"hand sizes, each an int in 1..{MAX_HAND}")
     if rules.deal == "carry":
         if sizes[0] != max(sizes):
-            raise ValueError(f"Rules field 'hand_sizes' got {sizes!r}: under deal='carry' the first round "
+            raise ValueError(f"Rules field 'hand_sizes' got {shown(sizes)}: under deal='carry' the first round "
                              f"must be the largest (its cards are all the game's cards)")
         for r in range(1, len(sizes)):
             if sizes[r] < sizes[r - 1] - 1:
-                raise ValueError(f"Rules field 'hand_sizes' got {sizes!r}: under deal='carry' a round may be at "
+                raise ValueError(f"Rules field 'hand_sizes' got {shown(sizes)}: under deal='carry' a round may be at "
                                  f"most one card smaller than the one before (round {r}: {sizes[r - 1]} -> {sizes[r]})")
     return rules
 
