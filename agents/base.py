@@ -10,6 +10,11 @@
 Every game's bots share it (masks [B, the game's number of actions]); a bot's ``game``
 attribute names the game it plays (None: any game).
 
+A search bot may also say what a decision costs before it is built: a static
+``search_cost(**spec_parameters) -> float`` (playouts a searched decision costs at most;
+bots without one cost 1), so a table can refuse a spec beyond its budget (the web table
+does) instead of running it.
+
 A bot implements at least one of ``act`` and ``act_batch``; the base class derives the
 other. Nothing else is asked of a bot: the search bot ``pimc`` plays its rollout bot
 through ``act_batch`` too. Bots see only what is in their observation (decode it with
@@ -62,6 +67,17 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec!r}>"
+
+
+def cost_number(value: Any) -> float:
+    """A spec parameter as a number for ``search_cost``: a huge int is ``inf``; a value that
+    is no number costs 1 (the bot's constructor refuses it with its own message)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 1.0
+    try:
+        return max(float(value), 1.0)
+    except OverflowError:
+        return float("inf")
 
 
 def check_masks(mask: np.ndarray, num_actions: int) -> np.ndarray:

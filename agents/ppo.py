@@ -349,18 +349,31 @@ def check_device(device: Any) -> str:
 
 
 def resolve_checkpoint(name_or_path: str) -> Path:
-    """A path, or the name of a shipped checkpoint (``classic_4p``)."""
-    path = Path(name_or_path)
+    """The name of a shipped checkpoint (``classic_4p``), or a path. A plain name that is
+    shipped is always the shipped file, whatever the working directory holds."""
+    text = str(name_or_path)
+    shipped = PRETRAINED_DIR / f"{text}.pt"
+    if is_plain_name(text) and shipped.is_file():
+        return shipped
+    path = Path(text)
     if path.is_file():
         return path
-    shipped = PRETRAINED_DIR / f"{name_or_path}.pt"
-    if shipped.is_file():
-        return shipped
     names = sorted(p.stem for p in PRETRAINED_DIR.glob("*.pt"))
     raise ValueError(
-        f"no PPO checkpoint {name_or_path!r}: not a file, and not a shipped name "
+        f"no PPO checkpoint {text[:100]!r}: not a shipped name, and not a file "
         f"(shipped: {', '.join(names) or 'none'})"
     )
+
+
+def is_plain_name(text: str) -> bool:
+    """Whether ``text`` is a plain name (letters, digits, ``_+-``), never a path."""
+    return bool(text) and len(text) <= 100 and all(ch.isascii() and (ch.isalnum() or ch in "_+-") for ch in text)
+
+
+def shown_path(path: Path) -> str:
+    """A checkpoint as its errors name it: a shipped one by its name (an error never shows
+    where the package is installed), another by the path it was given."""
+    return f"shipped policy {path.stem}" if path.parent == PRETRAINED_DIR else str(path)
 
 
 def read_payload(path: Path, device: str = "cpu") -> dict:
@@ -370,11 +383,11 @@ def read_payload(path: Path, device: str = "cpu") -> dict:
         return torch.load(path, map_location=device, weights_only=True)
     except pickle.UnpicklingError as exc:
         if "weights only" in str(exc).lower() or "weights_only" in str(exc).lower():
-            raise ValueError(f"{path} was refused: it holds objects other than tensors and plain data "
+            raise ValueError(f"{shown_path(path)} was refused: it holds objects other than tensors and plain data "
                              f"(an old or crafted file; unpickling it could run code)") from None
-        raise ValueError(f"{path} is corrupt or not a torch checkpoint: {exc}") from None
+        raise ValueError(f"{shown_path(path)} is corrupt or not a torch checkpoint: {exc}") from None
     except Exception as exc:  # torch raises many kinds for a damaged file
-        raise ValueError(f"{path} is corrupt or not a torch checkpoint: {exc}") from None
+        raise ValueError(f"{shown_path(path)} is corrupt or not a torch checkpoint: {exc}") from None
 
 
 def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, dict]:
@@ -384,49 +397,50 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
     change silently)."""
     path = resolve_checkpoint(str(name_or_path))
     payload = read_payload(path, device)
+    where = shown_path(path)
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a redbeard PPO checkpoint (no format tag {FORMAT!r})")
+        raise ValueError(f"{where} is not a redbeard PPO checkpoint (no format tag {FORMAT!r})")
     if payload.get("version") != VERSION:
-        raise ValueError(f"{path} has checkpoint version {payload.get('version')}, this code reads {VERSION} "
+        raise ValueError(f"{where} has checkpoint version {payload.get('version')}, this code reads {VERSION} "
                          f"(version 2 files do not record the prior bot, table and layout they were trained with)")
     game = payload.get("game", DEFAULT_GAME)  # files from before the second game are the first's
     try:
         size, num_actions = feature_size(game), game_named(game).num_actions
     except ValueError as exc:
-        raise ValueError(f"{path} is for a game this code does not have: {exc}") from None
+        raise ValueError(f"{where} is for a game this code does not have: {exc}") from None
     if payload.get("obs_size") != size or payload.get("num_actions") != num_actions:
         raise ValueError(
-            f"{path} was trained on observations of size {payload.get('obs_size')} / "
+            f"{where} was trained on observations of size {payload.get('obs_size')} / "
             f"{payload.get('num_actions')} actions; this code feeds {size} / {num_actions}"
         )
     prior = payload.get("prior", "")
     try:
         check_prior(prior, game)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise ValueError(f"{where}: {exc}") from None
     recorded, current = payload.get("identity") or {}, behaviour_identity(prior, game)
     differ = [k for k in current if recorded.get(k) != current[k]]
     if differ:
         what = "; ".join(f"{k}: trained with {recorded.get(k)!r}, this code has {current[k]!r}" for k in differ)
-        raise ValueError(f"{path} would not play as trained: {what}")
+        raise ValueError(f"{where} would not play as trained: {what}")
     state = payload.get("state_dict")
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise ValueError(f"{path}: state_dict must map names to tensors")
+        raise ValueError(f"{where}: state_dict must map names to tensors")
     for name, tensor in state.items():
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
-            raise ValueError(f"{path}: tensor {name!r} holds non-finite values (NaN or inf)")
+            raise ValueError(f"{where}: tensor {name!r} holds non-finite values (NaN or inf)")
     hidden = payload.get("hidden")
     if not (isinstance(hidden, list) and 1 <= len(hidden) <= MAX_LAYERS
             and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in hidden)):
-        raise ValueError(f"{path}: hidden must be 1..{MAX_LAYERS} layer widths in 1..{MAX_WIDTH}, got {str(hidden)[:80]}")
+        raise ValueError(f"{where}: hidden must be 1..{MAX_LAYERS} layer widths in 1..{MAX_WIDTH}, got {str(hidden)[:80]}")
     critic, belief = payload.get("critic", "shared"), payload.get("belief", False)  # older files: the defaults
     if critic not in CRITICS or not isinstance(belief, bool):
-        raise ValueError(f"{path}: critic must be one of {CRITICS} and belief true or false, "
+        raise ValueError(f"{where}: critic must be one of {CRITICS} and belief true or false, "
                          f"got {str(critic)[:40]!r}, {str(belief)[:40]!r}")
     try:
         net = policy_from_weights(state, tuple(hidden), prior, game, critic=critic, belief=belief)
     except (RuntimeError, KeyError) as exc:
-        raise ValueError(f"{path}: weights do not match the recorded architecture: {exc}") from exc
+        raise ValueError(f"{where}: weights do not match the recorded architecture: {exc}") from exc
     return net.to(device).eval(), payload
 
 

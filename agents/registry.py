@@ -16,10 +16,11 @@ bot's first positional argument (``ppo:<checkpoint or name>``). Values are Pytho
 literals when they parse as one (``128``, ``0.5``, ``True``), else strings.
 
 Which bot a name means depends on the game: ``make_agent("heuristic", game="sortskaeg")``
-is Sortskæg's heuristic. Names are looked up in the game's bots (the ``BOTS`` mapping of
-the module its registry entry names, ``agents.<game>``, entries ``"module:factory"``,
-imported on first use), then in :data:`SHARED_BOTS` (every game), then among bots added
-with :func:`register`. A name that only another game knows is refused with one line
+is Sortskæg's heuristic. Names are looked up among the bots added with :func:`register` for
+that game, then in the game's bots (the ``BOTS`` mapping of the module its registry entry
+names, ``agents.<game>``, entries ``"module:factory"``, imported on first use), then among
+the bots registered for every game, then in :data:`SHARED_BOTS` (so a registered name
+shadows a shipped one). A name that only another game knows is refused with one line
 naming that game; a game's ``ALIASES`` keep old flat names working
 (``sortskaeg_heuristic``). Without a ``game``, an alias means its own game and anything
 else the first registered game. A bot of every game made without a ``game`` picks its own
@@ -164,6 +165,8 @@ def resolve(name: str, game: str | None = None) -> tuple[Callable[..., Agent], s
     """The factory a bot name means in ``game`` and the game (see the module docstring);
     ``ValueError`` for a name the game does not know, naming the game that does."""
     name = name.lower()
+    if game is not None:
+        game_named(game)  # a ValueError for anything but a registered game's name
     if name in _aliases():
         alias_game, real = _aliases()[name]
         if game is not None and game != alias_game:
@@ -228,8 +231,10 @@ def make_agent(spec: "str | Agent", game: str | None = None, **defaults: Any) ->
 
 
 def check_game(bot: Any, game: str | None) -> None:
-    """``ValueError`` unless ``bot`` plays ``game`` (a bot without a ``game`` plays any)."""
-    plays = getattr(bot, "game", None)
-    if game is not None and plays is not None and plays != game:
+    """``ValueError`` unless ``bot`` plays ``game``. A bot object without a ``game`` is taken
+    to play the first registered game (bots were that game's before games said so); a
+    bot of every game gets the game it plays from :func:`make_agent`."""
+    plays = getattr(bot, "game", None) or registered_games()[0]
+    if game is not None and plays != game:
         raise ValueError(f"agent {getattr(bot, 'spec', '') or type(bot).__name__!r} plays {plays}, this table plays "
                          f"{game}; {game}'s bots: {', '.join(available_agents(game))}")

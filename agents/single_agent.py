@@ -72,7 +72,11 @@ def _as_player(opponent: Any, game: str) -> Any:
 
         return make_agent(opponent, game=game)
     if not (callable(opponent) or hasattr(opponent, "act")):
-        raise ValueError(f"an opponent is an agent spec string, a callable or an object with act(), got {opponent!r}")
+        raise ValueError(f"an opponent is an agent spec string, a callable or an object with act(), got {opponent!r:.100}")
+    if hasattr(opponent, "act"):
+        from agents.registry import check_game
+
+        check_game(opponent, game)
     return opponent
 
 

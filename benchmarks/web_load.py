@@ -4,11 +4,12 @@ Run it with::
 
     .venv/bin/python benchmarks/web_load.py --games 50 --seconds 20
 
-It starts ``redbeard-web`` (``python -m redbeard_web --port 0``) as a child process on
-127.0.0.1, waits until it says its bots are loaded (``GET /api/ready``), then ``--games``
-simulated players play concurrently through the JSON API (asyncio + httpx2): each creates
-a game (4 players, the other three ``heuristic`` bots), posts uniformly random legal
-actions until the game ends, and starts the next game. A
+It starts ``redbeard-web`` (``python -m redbeard_web --port 0 --games-per-minute 0``: every
+simulated player has the same address) as a child process on 127.0.0.1, waits until it says
+its bots are loaded (``GET /api/ready``), then ``--games`` simulated players play
+concurrently through the JSON API (asyncio + httpx2): each creates a game (4 players, the
+other three ``heuristic`` bots), posts uniformly random legal actions until the game ends,
+and starts the next game. A
 request is one POST (a new game, or an action and the bots' answers up to the player's
 next turn). After ``--warmup`` seconds it measures for ``--seconds``: requests per
 second and the latency percentiles (p50, p95, p99, max) as the players see them.
@@ -84,7 +85,9 @@ def direct_yardstick(seconds: float, seed: int) -> dict:
 
 def start_server() -> tuple[subprocess.Popen, str]:
     env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "redbeard_web", "--port", "0", "--max-games", "5000"],
+    # every simulated player is 127.0.0.1: no per-address rate of new games (the budgets are otherwise the defaults)
+    proc = subprocess.Popen([sys.executable, "-m", "redbeard_web", "--port", "0", "--max-games", "5000",
+                             "--games-per-minute", "0"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     if "localhost:" not in line:

@@ -25,7 +25,7 @@ def replace_fields(rules: Any, overrides: dict, presets: dict, default: str, rul
         rules = default
     if isinstance(rules, str):
         if rules not in presets:
-            raise ValueError(f"unknown {game}rules preset {rules!r}; allowed: {', '.join(map(repr, presets))}")
+            raise ValueError(f"unknown {game}rules preset {shown(rules, 60)}; allowed: {', '.join(map(repr, presets))}")
         base = presets[rules]
     elif isinstance(rules, rules_type):
         base = rules
@@ -34,12 +34,28 @@ def replace_fields(rules: Any, overrides: dict, presets: dict, default: str, rul
     else:
         raise ValueError(f"rules must be a preset name, a Rules or a mapping of fields, got {type(rules).__name__}")
     names = [f.name for f in dataclasses.fields(rules_type)]
+    bad_keys = [k for k in overrides if not isinstance(k, str)]
+    if bad_keys:
+        raise ValueError(f"Rules field names are strings, got {str(bad_keys[0])[:40]!r}")
     unknown = sorted(set(overrides) - set(names))
     if unknown:
-        raise ValueError(f"unknown Rules field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(names)}")
+        listed = ", ".join(shown(k, 40) for k in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise ValueError(f"unknown Rules field(s) {listed}; allowed: {', '.join(names)}")
     if isinstance(overrides.get(tuple_field), list):
         overrides = {**overrides, tuple_field: tuple(overrides[tuple_field])}
     return dataclasses.replace(base, **overrides)
+
+
+def shown(value: Any, limit: int = 100) -> str:
+    """``repr`` of a value for an error message, cut to ``limit`` characters: an error never
+    repeats a whole long input (an int too long to print is described by its size)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        return f"an int of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except ValueError:  # e.g. a container holding an int too long to print
+        return f"a {type(value).__name__} too large to print"
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
 def parse_overrides(items: "Iterable[str] | None") -> dict[str, Any]:

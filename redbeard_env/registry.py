@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
@@ -29,6 +29,7 @@ from .parts import GameParts
 GAME_PACKAGES: dict[str, str] = {
     "redbeard": "redbeard_env.redbeard",
     "sortskaeg": "redbeard_env.sortskaeg",
+    "oh_hell": "redbeard_env.oh_hell",
 }
 
 __all__ = ["Game", "GAME_PACKAGES", "registered_games", "game_named", "game_of_rules", "game_of_preset", "make",
@@ -58,8 +59,6 @@ class Game:
     bots: str  # module of its bots: BOTS maps bot name -> "module:factory" (agents.registry)
     metrics: str  # "module:Class" of its tournament metrics (redbeard_eval.metrics protocol)
     views: str  # module of its table views: the web table and the terminal game (redbeard_web)
-    round_mode: Callable[..., Any] | None = None  # (rules, hand_size) -> rules of a one-round game, or None
-    extra: dict = field(default_factory=dict)  # anything game-specific a layer asks by key
 
     @classmethod
     def in_folder(cls, package: str, *, title: str, parts: GameParts, default_rules: str, deck_parts: int,

@@ -153,10 +153,11 @@ def main_sprt(cfg: EvalConfig, rules_given: bool) -> None:
     verdict = {"H1": "H1 accepted: promote the candidate", "H0": "H0 accepted: keep the incumbent",
                "inconclusive": f"no decision within {cfg.games} games"}[result.decision]
     print(f"sprt: {verdict} (LLR {result.llr:+.3f}, bounds {result.lower:.3f} / {result.upper:.3f}, "
-          f"{result.games} games, candidate win rate {result.win_rate:.4f}; p0 {cfg.sprt[0]}, p1 {cfg.sprt[1]}, "
+          f"{result.games} games of {result.game}/{result.rules} at {result.players} players, candidate win rate "
+          f"{result.win_rate:.4f} (parity {result.parity:.4f}); p0 {cfg.sprt[0]}, p1 {cfg.sprt[1]}, "
           f"alpha {cfg.alpha}, beta {cfg.beta})")
     if cfg.out:
         Path(cfg.out).mkdir(parents=True, exist_ok=True)
         config = {"agents": list(cfg.agents), "p0": cfg.sprt[0], "p1": cfg.sprt[1], "alpha": cfg.alpha, "beta": cfg.beta,
-                  "game": cfg.game, "rules": cfg.rules, "players": cfg.players, "seed": cfg.seed, "max_games": cfg.games}
+                  "seed": cfg.seed, "max_games": cfg.games}
         (Path(cfg.out) / "sprt.json").write_text(json.dumps({"config": config, **result.as_dict()}, indent=1))

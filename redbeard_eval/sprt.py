@@ -5,7 +5,8 @@ sequential probability ratio test decides between two win-rate hypotheses.
 
 The table is the candidate in one seat and the incumbent in the others, every deal played in
 every seating (so the candidate plays each seat's cards once per deal). H0: the candidate's
-win rate is ``p0`` (e.g. parity, 1/n: no better than the incumbent); H1: it is ``p1``. The
+win rate is ``p0`` (at least parity 1/n: no better than the incumbent; a ``p0`` below parity
+is refused); H1: it is ``p1``. The
 test (Wald's SPRT, as Stockfish's fishtest runs it) accepts H1 when the log-likelihood ratio
 reaches ``log((1 - beta) / alpha)`` and H0 when it falls to ``log(beta / (1 - alpha))``; ``alpha``
 and ``beta`` are the chances of a false promotion and of missing a real improvement.
@@ -44,11 +45,19 @@ class SprtResult:
     deals: int
     games: int
     win_rate: float
+    players: int = 0
+    game: str = ""
+    rules: str = ""
     history: list = field(default_factory=list)  # (games, llr) after each shard
+
+    @property
+    def parity(self) -> float:
+        return 1.0 / self.players if self.players else float("nan")
 
     def as_dict(self) -> dict:
         return dict(decision=self.decision, llr=self.llr, lower=self.lower, upper=self.upper, deals=self.deals,
-                     games=self.games, win_rate=self.win_rate, history=[list(h) for h in self.history])
+                    games=self.games, win_rate=self.win_rate, players=self.players, parity=self.parity,
+                    game=self.game, rules=self.rules, history=[list(h) for h in self.history])
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -64,8 +73,8 @@ def llr(shares: np.ndarray, p0: float, p1: float) -> float:
     if len(shares) < 2:
         return 0.0
     var = shares.var(ddof=1)
-    if var <= 0:
-        var = max(p0 * (1 - p0), p1 * (1 - p1)) / 4  # a degenerate start: the Bernoulli scale, damped
+    if var <= 0:  # every deal alike so far: a small variance (1/4 of a Bernoulli's), so the LLR moves fast
+        var = max(p0 * (1 - p0), p1 * (1 - p1)) / 4
     return float((p1 - p0) / var * np.sum(shares - (p0 + p1) / 2))
 
 
@@ -91,6 +100,12 @@ def run_sprt(candidate: str, incumbent: str, p0: float, p1: float, *, alpha: flo
     tr: Tournament = prepare_tournament([candidate, incumbent], players=players, games=max_games, **tournament_kwargs)
     if tr.unique[0] == tr.unique[-1]:
         raise ValueError("the candidate and the incumbent are the same spec; nothing to test")
+    parity = 1.0 / tr.num_players
+    if p0 < parity - 1e-12:
+        # H0 must include "no better than the incumbent": below parity an equal candidate
+        # (win rate 1/n) could be nearer p1 than p0 and be promoted
+        raise ValueError(f"p0 ({p0}) is below parity 1/{tr.num_players} = {parity:.4f} at this {tr.num_players}-player "
+                         f"table; take p0 >= parity (e.g. --sprt {parity:.4f} {parity + 0.03:.4f})")
     lower, upper = bounds(alpha, beta)
     shares: list[float] = []
     history = []
@@ -112,4 +127,5 @@ def run_sprt(candidate: str, incumbent: str, p0: float, p1: float, *, alpha: flo
     decided = len(shares) >= MIN_DEALS
     decision = "H1" if decided and value >= upper else "H0" if decided and value <= lower else "inconclusive"
     return SprtResult(decision, value, lower, upper, len(shares), len(shares) * len(tr.rotations),
-                      float(np.mean(shares)) if shares else float("nan"), history)
+                      float(np.mean(shares)) if shares else float("nan"), tr.num_players, tr.game.name, tr.rules_name,
+                      history)

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agents.registry import make_agent
+from agents.registry import check_game, make_agent
 from redbeard_env.engine import ENGINE_NAMES, Job, make_engine
 from redbeard_env.registry import Game, game_named, game_of_preset, game_of_rules, load_object, registered_games
 
@@ -139,7 +139,7 @@ def prepare_tournament(
     at once (default 4096 on the vector engine, 512 on the reference engine).
     ``decks_per_game``: deals fixed in advance per game. ``seed`` >= 0.
     ``agent_kwargs``: passed to every agent built from a spec. ``record``: keep a game record
-    of every game (Rödskägg, reference engine)."""
+    of every game (on the reference engine)."""
     if mode not in MODES:
         raise ValueError(f"mode must be 'game' or 'round', got {mode!r}")
     if engine != "auto" and engine not in ENGINE_NAMES:
@@ -168,7 +168,13 @@ def prepare_tournament(
     bots = []
     for i, key in enumerate(unique):
         obj = specs_in[keys.index(key)]
-        bot = make_agent(obj, game=info.name, seed=seed * 1000 + i, **(agent_kwargs or {}))
+        if isinstance(obj, str):
+            bot = make_agent(obj, game=info.name, seed=seed * 1000 + i, **(agent_kwargs or {}))
+        elif callable(getattr(obj, "act_batch", None)) or callable(getattr(obj, "act", None)):
+            bot = obj
+            check_game(bot, info.name)
+        else:
+            raise ValueError(f"agent {key[:100]!r} is neither a spec string nor a bot (an object with act or act_batch)")
         if hasattr(bot, "reset"):
             bot.reset(seed * 1000 + i)
         bots.append(bot)

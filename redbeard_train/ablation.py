@@ -7,10 +7,10 @@ measured on the same deals: a Markdown table and the learning curves.
 Variants (each on top of the config, with ``max_minutes`` set to the budget):
 
     base     the config without the recipe's parts and without a prior (the plain learner)
-    prior    the config's heuristic prior (today's shipped bots are trained so)
+    prior    base + the heuristic prior (today's shipped bots are trained so)
     critic   base + the privileged critic
     belief   base + the belief head
-    teacher  base + distillation from the teacher (``--teacher``, default the game's heuristic)
+    teacher  base + distillation from the teacher (``--teacher``, default ``pimc:samples=8``)
              during the first third of the run, the teacher also in the opponent pool
     all      base + critic + belief + teacher
 
@@ -31,20 +31,21 @@ from pathlib import Path
 
 from .config import Config, load_config
 
+BASE = dict(prior="", critic="shared", belief=False, teacher="", distill_frac=0.0)  # none of the recipe's parts
 VARIANTS = {
-    "base": dict(prior=""),
-    "prior": dict(),
-    "critic": dict(prior="", critic="privileged"),
-    "belief": dict(prior="", belief=True),
-    "teacher": dict(prior="", distill_frac=1 / 3),
-    "all": dict(prior="", critic="privileged", belief=True, distill_frac=1 / 3),
+    "base": BASE,
+    "prior": {**BASE, "prior": "heuristic"},
+    "critic": {**BASE, "critic": "privileged"},
+    "belief": {**BASE, "belief": True},
+    "teacher": {**BASE, "distill_frac": 1 / 3},
+    "all": {**BASE, "critic": "privileged", "belief": True, "distill_frac": 1 / 3},
 }
 
 
 def variant_config(cfg: Config, name: str, minutes: float, teacher: str, run_dir: str) -> Config:
     """The config of one variant (see the module docstring)."""
     changes = dict(VARIANTS[name])
-    if "distill_frac" in changes:
+    if changes["distill_frac"] > 0:
         changes.update(teacher=teacher, opponents=list(dict.fromkeys([*cfg.opponents, teacher])))
     return dataclasses.replace(cfg, exp_name=f"{cfg.exp_name}_{name}", max_minutes=minutes, run_dir=run_dir,
                                **changes)

@@ -69,7 +69,10 @@ def main(argv: list[str] | None = None) -> dict:
 
         print("\nfinal tournament of the trained policy against heuristic bots:")
         print(format_table(out["eval"]))
-        shipped = compare_with_shipped(cfg, out["eval"])
+        try:
+            shipped = compare_with_shipped(cfg, out["eval"])
+        except ValueError as exc:  # e.g. a shipped policy this code no longer loads: the run is done anyway
+            shipped = f"\n(no comparison with the shipped policy: {str(exc)[:200]})"
         if shipped:
             print(shipped)
     curve = write_learning_curve(Path(out["run_dir"]))

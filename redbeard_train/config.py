@@ -104,8 +104,9 @@ class Config:
     """Seeds the engines, the opponent pool and torch."""
     game: GameName = registered_games()[0]
     """The game: any registered one (redbeard = Rödskägg, sortskaeg); bot specs are that game's."""
-    rules: str = "classic"
-    """Rules preset of the game (Rödskägg: classic, fem_opp, raudskjegg or wikipedia; Sortskæg: sortskaeg)."""
+    rules: str = ""
+    """Rules preset of the game (Rödskägg: classic, fem_opp, raudskjegg or wikipedia; Sortskæg: sortskaeg); "" = the
+    game's default preset."""
     overrides: Overrides = field(default_factory=dict)
     """Rules fields changed on top of the preset, e.g. leader=trick_winner."""
     players: Counts = field(default_factory=lambda: [4])
@@ -325,6 +326,8 @@ def check_config(cfg: Config) -> Config:
         _fail("teacher_share", cfg.teacher_share, "must be in (0, 1]")
     if cfg.distill_frac > 0 and not cfg.teacher:
         _fail("distill_frac", cfg.distill_frac, "needs a teacher (e.g. --teacher pimc:samples=8)")
+    if cfg.teacher and cfg.distill_frac <= 0:
+        _fail("teacher", cfg.teacher, "teaches only during distill_frac of the run: set distill_frac > 0 (or no teacher)")
     for name in ("learning_rate", "prior_scale", "clip_coef", "max_grad_norm"):
         positive(name)
     if cfg.rollout_workers > cfg.num_envs:
@@ -339,6 +342,8 @@ def check_config(cfg: Config) -> Config:
     if cfg.device != "cpu" and not cfg.device.startswith("cuda"):
         _fail("device", cfg.device, "allowed: cpu, cuda or cuda:N")
     info = game_named(cfg.game)
+    if not cfg.rules:
+        cfg = dataclasses.replace(cfg, rules=info.default_rules)
     if cfg.rules not in info.presets:
         _fail("rules", cfg.rules, f"allowed for game {cfg.game!r}: {', '.join(info.presets)}")
     try:

@@ -36,7 +36,7 @@ Exact resume
     (without a ``max_minutes`` budget, which makes the schedule depend on wall time): every
     random state is in the checkpoint, and nothing between checkpoints draws from the
     global torch generator except the training itself (networks built from saved weights
-    are built with the generator forked).
+    are made on the meta device: no random initialisation).
 """
 
 from __future__ import annotations

@@ -17,91 +17,72 @@ API (JSON in, JSON out; errors are ``{"error": "..."}``)::
     ... and the card table's routes (ready, levels, review, logs, rules): :mod:`redbeard_web.routes`
 
 Status codes: 400 malformed or illegal (the game is unchanged), 404 unknown or expired
-id, 409 record of a running game, 413 body too large, 415 a POST that is not JSON, 503
-no room for another game or a game busy too long. A POST must say
+id, 408 a body that took too long, 409 record of a running game, 413 a body or a record too
+large, 415 a POST that is not JSON, 429 too many new games from one address or too many
+hints at once, 503 no room for another game or a game busy too long (429 and 503 say when
+to try again in ``Retry-After``). Every error is ``{"error": "<one line>"}``; an unexpected
+one is a 500 of the same form (logged on the server, never with a trace). A POST must say
 ``Content-Type: application/json`` (so another web site cannot post to the local server
 with a plain form), and by default only requests addressed to a loopback host name are
-served (against DNS rebinding). The view format is in :mod:`redbeard_web.session`.
+served (against DNS rebinding). The view format is in :mod:`redbeard_web.session`; what a
+client may cost (bot specs, hints, uploads, rates) is in :mod:`redbeard_web.limits`.
 
-Bots run in worker threads (Starlette's thread pool), one game at a time per game lock,
-so a game whose bots are thinking never holds up the others.
+Work runs in worker threads, never in the event loop: bots' moves and record checks in
+one pool, views and records in another (so a view never waits for threads busy with bots),
+hints in their own small pool (:class:`~redbeard_web.guards.HintPool`). Requests for one
+game take turns in the event loop (:class:`~redbeard_web.guards.GameGates`), so requests
+waiting for a busy game hold no thread, and a game whose bots are thinking never holds up
+the others. A hint holds its game only while its question is copied, not while it thinks.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import weakref
 from pathlib import Path
 from typing import Any, Sequence
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from redbeard_env.records import rules_dict
 from redbeard_env.registry import game_named, registered_games
 
+from .guards import (SECURITY_HEADERS, ClientGone, GameGates, HintPool, HostCheck, error, log, race_client, read_json,
+                     refuse)
+from .limits import Limits, RateLimiter
 from .routes import table_routes
 from .session import DEFAULT_PLAYERS, NotFinished, suggested_bots, views_of
-from .store import Busy, GameStore, StoreFull, UnknownId
+from .store import Busy, GameStore, StoreFull, TooLarge, UnknownId
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-MAX_BODY = 4 * 1024 * 1024  # a record of a very long game stays well below this
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
+MAX_BODY = Limits.record_size  # the largest body by default (a record for a replay)
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+WORK_THREADS = 8  # threads for bots' moves and record checks
+VIEW_THREADS = 8  # threads for views, records and options
+MAX_STEP_DIGITS = 9
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=SECURITY_HEADERS)
-
-
-def _ok(data: Any) -> JSONResponse:
-    return JSONResponse(data, headers=SECURITY_HEADERS)
-
-
-async def _json_body(request: Request) -> Any:
-    """The request's JSON body; ``ValueError``-style responses are raised as HTTPException."""
-    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if ctype != "application/json":
-        raise HTTPException(415, "send JSON with Content-Type: application/json")
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise HTTPException(413, f"the body is larger than {MAX_BODY} bytes")
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise HTTPException(413, f"the body is larger than {MAX_BODY} bytes")
-    try:
-        return json.loads(body or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise HTTPException(400, f"the body is not valid JSON: {exc}") from None
-
-
-async def _call(fn, *args) -> JSONResponse:
-    """Run store work in a worker thread and turn its errors into status codes."""
-    try:
-        # the JSON is made in the worker thread too: the event loop only moves bytes
-        body = await run_in_threadpool(lambda: json.dumps(fn(*args), separators=(",", ":"), ensure_ascii=False))
-        return Response(body, media_type="application/json", headers=SECURITY_HEADERS)
-    except UnknownId as exc:
-        return _error(404, str(exc))
-    except (StoreFull, Busy) as exc:
-        return _error(503, str(exc))
-    except NotFinished as exc:
-        return _error(409, str(exc))
-    except ValueError as exc:
-        return _error(400, str(exc))
+def _status(exc: Exception) -> tuple[int, float | None]:
+    """The status code (and Retry-After) of an error raised by the store or a session."""
+    if isinstance(exc, UnknownId):
+        return 404, None
+    if isinstance(exc, (StoreFull, Busy)):
+        return 503, 5.0
+    if isinstance(exc, NotFinished):
+        return 409, None
+    if isinstance(exc, TooLarge):
+        return 413, None
+    return 400, None
 
 
 def game_options(name: str) -> dict:
@@ -133,75 +114,183 @@ def all_options(first: str | None = None) -> dict:
             **{k: top[k] for k in ("presets", "choices", "ranges", "players", "bots")}}
 
 
-def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS) -> Starlette:
-    """The ASGI app. ``allowed_hosts=None`` serves any Host header (for a public --host)."""
-    store = GameStore() if store is None else store
+class WebTable:
+    """The route handlers, with what they share: the store, the budgets (``limits``), the
+    game gates, the hint pool, the per-client rate and the worker-thread pools."""
 
-    async def index(request: Request) -> Response:
+    def __init__(self, store: GameStore, limits: Limits):
+        self.store = store
+        self.limits = limits
+        self.gates = GameGates()
+        self.hints = HintPool(limits.hint_concurrency, limits.hint_queue)
+        self.rate = RateLimiter(limits.games_per_minute, clock=store.clock)
+        self._limiters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> kind -> limiter
+
+    def _limiter(self, kind: str) -> anyio.CapacityLimiter:
+        """The thread pool ``kind`` of the running event loop (one loop when served; a test
+        client without ``with`` makes a loop a request)."""
+        limiters = self._limiters.setdefault(asyncio.get_running_loop(), {})
+        if kind not in limiters:
+            limiters[kind] = anyio.CapacityLimiter(WORK_THREADS if kind == "work" else VIEW_THREADS)
+        return limiters[kind]
+
+    async def run(self, kind: str, fn, *args, raw: bool = False) -> Any:
+        """``fn(*args)`` in a worker thread of pool ``kind`` ("work" or "view"), as a JSON
+        response (the JSON made in the thread too), or as it is with ``raw``; the store's
+        errors become their status codes."""
+        def call():
+            out = fn(*args)
+            return out if raw else json.dumps(out, separators=(",", ":"), ensure_ascii=False)
+
+        try:
+            out = await anyio.to_thread.run_sync(call, limiter=self._limiter(kind))
+        except (ValueError, UnknownId, StoreFull, Busy) as exc:
+            raise refuse(*_status_and_text(exc)) from None
+        return out if raw else Response(out, media_type="application/json", headers=SECURITY_HEADERS)
+
+    async def with_game(self, request: Request, key: str, kind: str, fn, *args, raw: bool = False) -> Any:
+        """:meth:`run` once it is game (or replay) ``key``'s turn: requests for one game
+        take turns, waiting in the event loop at most ``lock_seconds``."""
+        release = await self.gates.enter(key, request, self.limits.lock_seconds)
+        try:
+            return await self.run(kind, fn, *args, raw=raw)
+        finally:
+            release()
+
+    def _take_token(self, request: Request) -> None:
+        wait = self.rate.take(request.client.host if request.client else "unknown")
+        if wait:
+            raise refuse(429, f"too many new games from your address (at most {self.limits.games_per_minute:g} a "
+                              f"minute); try again in {wait:.0f} s", retry_after=wait)
+
+    # ------------------------------------------------------------ routes
+    async def index(self, request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers=SECURITY_HEADERS)
 
-    async def options(request: Request) -> JSONResponse:
-        return await _call(all_options, request.query_params.get("game"))
+    async def options(self, request: Request) -> Response:
+        return await self.run("view", all_options, request.query_params.get("game"))
 
-    async def new_game(request: Request) -> JSONResponse:
-        return await _call(store.create, await _json_body(request))
+    async def new_game(self, request: Request) -> Response:
+        body = await read_json(request, self.limits.body_size, self.limits.body_seconds)
+        self._take_token(request)
+        return await self.run("work", self.store.create, body)
 
-    async def get_game(request: Request) -> JSONResponse:
-        return await _call(store.view, request.path_params["game_id"])
+    async def get_game(self, request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        return await self.with_game(request, game_id, "view", self.store.view, game_id)
 
-    async def post_action(request: Request) -> JSONResponse:
-        body = await _json_body(request)
+    async def post_action(self, request: Request) -> Response:
+        body = await read_json(request, self.limits.body_size, self.limits.body_seconds)
         game_id = request.path_params["game_id"]
         if not isinstance(body, dict) or set(body) != {"action"}:
-            try:  # an unknown game is a 404, whatever the body
-                store.session(game_id)
-            except UnknownId as exc:
-                return _error(404, str(exc))
-            return _error(400, 'an action is {"action": "<action name>"}, e.g. {"action": "play:AS"}')
-        return await _call(store.act, game_id, body["action"])
+            self.store.session(game_id)  # an unknown game is a 404, whatever the body
+            raise refuse(400, 'an action is {"action": "<action name>"}, the name one of the view\'s "legal" ones')
+        return await self.with_game(request, game_id, "work", self.store.act, game_id, body["action"])
 
-    async def hint(request: Request) -> JSONResponse:
+    async def hint(self, request: Request) -> Response:
+        game_id = request.path_params["game_id"]
         spec = request.query_params.get("bot", "heuristic")
-        return await _call(store.hint, request.path_params["game_id"], spec)
+        job = await self.with_game(request, game_id, "view", self.store.hint_job, game_id, spec, raw=True)
+        seconds = self.limits.hint_seconds
+        future = self.hints.submit(lambda: json.dumps(job.run(), separators=(",", ":"), ensure_ascii=False), seconds)
+        try:
+            body = await race_client(request, future, seconds)
+        except asyncio.TimeoutError:
+            raise refuse(503, f"the hint took longer than {seconds:g} s (the server is busy, or the bot searches "
+                              f"too long); try again later or ask a cheaper bot", retry_after=seconds) from None
+        except ValueError as exc:
+            raise refuse(400, str(exc)) from None
+        return Response(body, media_type="application/json", headers=SECURITY_HEADERS)
 
-    async def record(request: Request) -> JSONResponse:
-        return await _call(store.record, request.path_params["game_id"])
+    async def record(self, request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        return await self.with_game(request, game_id, "view", self.store.record, game_id)
 
-    async def open_replay(request: Request) -> JSONResponse:
-        body = await _json_body(request)
+    async def open_replay(self, request: Request) -> Response:
+        body = await read_json(request, self.limits.record_size, self.limits.body_seconds)
         if not isinstance(body, dict) or set(body) != {"record"}:
-            return _error(400, 'open a replay with {"record": {...one game record...}}')
-        return await _call(store.open_replay, body["record"])
+            raise refuse(400, 'open a replay with {"record": {...one game record...}}')
+        self._take_token(request)
+        return await self.run("work", self.store.open_replay, body["record"])
 
-    async def replay_frame(request: Request) -> JSONResponse:
+    async def replay_frame(self, request: Request) -> Response:
+        replay_id = request.path_params["replay_id"]
         text = request.query_params.get("step", "0")
-        if not text.isdigit():
-            return _error(400, f"step must be an int >= 0, got {text!r:.40}")
-        return await _call(store.replay_frame, request.path_params["replay_id"], int(text))
+        if not (text.isascii() and text.isdigit() and len(text) <= MAX_STEP_DIGITS):
+            self.store.replay(replay_id)  # an unknown replay is a 404, whatever the step
+            raise refuse(400, f"step must be an int >= 0 of at most {MAX_STEP_DIGITS} digits, got {_quote(text)}")
+        return await self.with_game(request, replay_id, "work", self.store.replay_frame, replay_id, int(text))
 
-    async def not_found(request: Request, exc: Exception) -> JSONResponse:
-        return _error(404, f"no such page: {request.url.path}")
+    def routes(self) -> list:
+        return [
+            Route("/", self.index),
+            Route("/api/options", self.options),
+            Route("/api/games", self.new_game, methods=["POST"]),
+            Route("/api/games/{game_id}", self.get_game),
+            Route("/api/games/{game_id}/actions", self.post_action, methods=["POST"]),
+            Route("/api/games/{game_id}/hint", self.hint),
+            Route("/api/games/{game_id}/record", self.record),
+            Route("/api/replays", self.open_replay, methods=["POST"]),
+            Route("/api/replays/{replay_id}", self.replay_frame),
+            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        ] + table_routes(self)  # the card table's routes: ready, levels, review, log, rules
 
-    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail))
 
-    routes = [
-        Route("/", index),
-        Route("/api/options", options),
-        Route("/api/games", new_game, methods=["POST"]),
-        Route("/api/games/{game_id}", get_game),
-        Route("/api/games/{game_id}/actions", post_action, methods=["POST"]),
-        Route("/api/games/{game_id}/hint", hint),
-        Route("/api/games/{game_id}/record", record),
-        Route("/api/replays", open_replay, methods=["POST"]),
-        Route("/api/replays/{replay_id}", replay_frame),
-        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-    ] + table_routes(store)  # the card table's routes: ready, levels, review, log, rules (redbeard_web.routes)
+def _status_and_text(exc: Exception) -> tuple[int, str, float | None]:
+    status, retry = _status(exc)
+    return status, str(exc), retry
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
+async def _http_error(request: Request, exc: HTTPException) -> Response:
+    response = error(exc.status_code, exc.detail)
+    response.headers.update(exc.headers or {})
+    return response
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, HTTPException) and exc.detail != "Not Found":
+        return await _http_error(request, exc)
+    return error(404, f"no such page: {request.url.path[:100]}")
+
+
+async def _store_error(request: Request, exc: Exception) -> Response:
+    status, text, retry = _status_and_text(exc)
+    return error(status, text, retry)
+
+
+async def _client_gone(request: Request, exc: Exception) -> Response:
+    return error(408, "the client went away")  # nobody reads it
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    """Anything else: a JSON 500 without a trace (the trace goes to the server's log)."""
+    log.error("unexpected error in %s %s: %s: %s", request.method, request.url.path[:200], type(exc).__name__,
+              str(exc)[:500], exc_info=exc)
+    return error(500, "internal error (logged on the server); the game is unchanged if it could be")
+
+
+def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS,
+               limits: Limits | None = None) -> Starlette:
+    """The ASGI app. ``allowed_hosts=None`` serves any Host header (for a public --host);
+    ``limits``: what a client may cost (default :class:`~redbeard_web.limits.Limits()`)."""
+    store = GameStore() if store is None else store
+    table = WebTable(store, Limits() if limits is None else limits)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        table.hints.shutdown()
+
     middleware = []
     if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
-    app = Starlette(routes=routes, middleware=middleware,
-                    exception_handlers={404: not_found, HTTPException: http_error})
+        middleware.append(Middleware(HostCheck, allowed=list(allowed_hosts)))
+    handlers = {404: _not_found, HTTPException: _http_error, ClientGone: _client_gone, UnknownId: _store_error,
+                Exception: _unexpected}
+    app = Starlette(routes=table.routes(), middleware=middleware, exception_handlers=handlers, lifespan=lifespan)
     app.state.store = store
+    app.state.table = table
     return app
-

@@ -13,21 +13,29 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import math
 import re
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
-from agents.registry import available_agents, make_agent, parse_spec, resolve
+from agents.registry import Spec, _quote, available_agents, make_agent, parse_spec, resolve
+from redbeard_env.common import parse_literal
 from redbeard_env.registry import game_named, registered_games
+
+from .limits import Limits
 
 #: the built-in bots the page offers after the shipped policies, where the game has them
 OFFERED = ("heuristic", "pimc", "random")
 # A bot spec from a user names an agent and plain values; a path could make the server
 # read any file, so string values may only be names (shipped checkpoints like classic_4p).
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9_+-]+$")
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_+-]{1,64}$")
+MAX_SPEC = 200  # characters of a bot spec from a user
+#: bots that load a file, and the parameter naming it: the web takes only shipped policies
+FILE_BOTS = {"ppo": "checkpoint", "sb3": "path"}
 
 
 def default_game() -> str:
@@ -86,12 +94,16 @@ def suggested_bots(game: str | None = None) -> list[str]:
     return ppo + [b for b in OFFERED if b in known]
 
 
-def check_bot_spec(spec: Any, game: str | None = None) -> str:
-    """A bot spec from a user for ``game``: an agent of that game with plain values, never a
-    file path. ``ValueError`` otherwise (a bot of another game: naming that game)."""
+def check_bot_spec(spec: Any, game: str | None = None, budget: float | None = None) -> str:
+    """A bot spec from a user for ``game``, in its normal form (:func:`normal_spec`): an agent
+    of that game whose values are numbers or plain names (never a file: ``ppo:`` takes only
+    a shipped policy), costing at most ``budget`` playouts a decision (None: any).
+    ``ValueError`` otherwise, naming what is wrong (a bot of another game: that game)."""
     info = game_named(game or default_game())
     if not isinstance(spec, str):
-        raise ValueError(f"a bot is a spec string like 'heuristic' or 'ppo:<policy>', got {spec!r:.60}")
+        raise ValueError(f"a bot is a spec string like 'heuristic' or 'ppo:<policy>', got {_quote(spec, 60)}")
+    if len(spec) > MAX_SPEC:
+        raise ValueError(f"a bot spec is at most {MAX_SPEC} characters, got {len(spec)} ({_quote(spec, 60)})")
     parsed = parse_spec(spec)
     known = available_agents(info.name)
     if parsed.name not in known:
@@ -101,17 +113,86 @@ def check_bot_spec(spec: Any, game: str | None = None) -> str:
                              f"{info.title}'s bots: {', '.join(known)}")
         raise ValueError(f"unknown bot {parsed.name!r}; known: {', '.join(known)}")
     for value in list(parsed.args) + list(parsed.kwargs.values()):
-        if isinstance(value, str) and not _SAFE_NAME.match(value):
-            raise ValueError(
-                f"bot spec {spec!r}: {value!r} is not allowed here; values are numbers or plain names "
-                f"(shipped policies: {', '.join(shipped_checkpoints(info.name)) or 'none'}), not file paths"
-            )
-    if parsed.name == "ppo" and parsed.args:
-        plays = checkpoint_game(str(parsed.args[0]))
-        if plays is not None and plays != info.name:
-            raise ValueError(f"ppo:{parsed.args[0]} is a policy of {game_named(plays).title}, not of {info.title}; "
-                             f"{info.title}'s policies: {', '.join(shipped_checkpoints(info.name)) or 'none'}")
-    return parsed.text
+        _check_value(value, spec, info.name)
+    if parsed.name in FILE_BOTS:
+        _check_policy(parsed, info)
+    if budget is not None:
+        cost = spec_cost(parsed, info.name)
+        if cost > budget:
+            shown = f"{cost:.0f}" if math.isfinite(cost) else "unboundedly many"
+            raise ValueError(f"bot spec {_quote(spec, 60)} would search {shown} playouts a decision; this table "
+                             f"allows {budget:.0f} (its search budget): ask for fewer samples")
+    return normal_spec(parsed)
+
+
+def _check_value(value: Any, spec: str, game: str) -> None:
+    """One value of a spec: a finite number up to 2**63, True/False/None, or a plain name."""
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int) and abs(value) <= 2**63:
+        return
+    if isinstance(value, float) and math.isfinite(value):
+        return
+    if isinstance(value, str) and _SAFE_NAME.match(value):
+        return
+    raise ValueError(
+        f"bot spec {_quote(spec, 60)}: {_quote(value, 40)} is not allowed here; values are finite numbers up to "
+        f"2**63, True, False, None or plain names (shipped policies: {', '.join(shipped_checkpoints(game)) or 'none'}), "
+        f"not file paths"
+    )
+
+
+def _check_policy(parsed: Spec, info) -> None:
+    """A bot that loads a file (``ppo``) takes a shipped policy of this game, by name only:
+    the server never looks a name up among its own files."""
+    name = parsed.args[0] if parsed.args else parsed.kwargs.get(FILE_BOTS[parsed.name])
+    shipped = shipped_checkpoints(info.name)
+    if name is None:
+        return  # the bot refuses a missing argument itself
+    if parsed.name == "ppo" and name in shipped:
+        return
+    if parsed.name == "ppo":
+        plays = checkpoint_game(str(name))
+        if plays is not None:
+            raise ValueError(f"ppo:{name} is a policy of {game_named(plays).title}, not of {info.title}; "
+                             f"{info.title}'s policies: {', '.join(shipped) or 'none'}")
+    raise ValueError(f"{parsed.name}:{_quote(name, 40)[1:-1]} is not a shipped policy of {info.title}; this table "
+                     f"plays only shipped policies: {', '.join(f'ppo:{s}' for s in shipped) or 'none'}")
+
+
+def normal_spec(parsed: Spec) -> str:
+    """The one text of a parsed spec: its lower-case name, the bare argument, then the
+    keyword values sorted by name (``PPO:classic_4p`` and ``ppo:classic_4p``, or
+    ``pimc:seed=1,samples=8`` and ``pimc:samples=8,seed=1``, are one bot)."""
+    items = [str(a) for a in parsed.args] + [f"{k}={_value_text(parsed.kwargs[k])}" for k in sorted(parsed.kwargs)]
+    return parsed.name + (":" + ",".join(items) if items else "")
+
+
+def _value_text(value: Any) -> str:
+    """A value as a spec spells it (parses back to the same value)."""
+    if isinstance(value, str) and parse_literal(value) == value:
+        return value
+    return repr(value)
+
+
+def spec_cost(parsed: Spec, game: str, depth: int = 0) -> float:
+    """Playouts a decision of this bot costs at most: its factory's ``search_cost`` (1 for
+    bots without one; see :mod:`agents.base`), times the cost of every bot it names in its
+    values (a search bot's rollout bot, a wrapper's base bot)."""
+    factory, _ = resolve(parsed.name, game)
+    price = getattr(factory, "search_cost", None)
+    cost = 1.0
+    if callable(price):
+        try:
+            cost = max(float(price(*parsed.args, **parsed.kwargs)), 1.0)
+        except (TypeError, ValueError, OverflowError):
+            cost = 1.0  # values the bot itself refuses, with its own message
+    for value in parsed.kwargs.values():
+        if isinstance(value, str) and depth < 4 and _knows(game, value):
+            cost *= spec_cost(parse_spec(value), game, depth + 1)
+        elif isinstance(value, str) and _knows(game, value):
+            return float("inf")
+    return cost
 
 
 def _knows(game: str, name: str) -> bool:
@@ -124,31 +205,78 @@ def _knows(game: str, name: str) -> bool:
 
 
 class BotPool:
-    """One shared bot per (game, spec), built on first use; each with a lock (a bot may keep
-    state, e.g. a random generator, and is used by many games)."""
+    """Shared bots, one per (game, spec in normal form, role), built on first use, each with
+    a lock (a bot may keep state, e.g. a random generator, and is used by many games); the
+    bots giving hints are others than those playing, so a hint never waits for a game's
+    bot or holds one up.
 
-    def __init__(self, factory: Callable[[str, str], Any] | None = None):
+    Bounded: at most ``max_bots`` bots stay built, and search bots together at most
+    ``max_search`` playouts of cost (default: twice the search budget); the least recently
+    used are dropped first (and built again when asked for). A spec costing more than
+    ``search_budget`` playouts a decision is refused (``ValueError``; None: no budget)."""
+
+    def __init__(self, factory: Callable[[str, str], Any] | None = None, max_bots: int = Limits.bot_cache,
+                 search_budget: float | None = Limits.search_budget, max_search: float | None = None):
+        if max_bots < 1:
+            raise ValueError(f"max_bots must be >= 1, got {max_bots}")
         self._factory = factory or (lambda spec, game: make_agent(spec, game=game, seed=0))
-        self._bots: dict[tuple[str, str], tuple[Any, threading.Lock]] = {}
-        self._building: dict[tuple[str, str], threading.Lock] = {}
+        self.max_bots = max_bots
+        self.search_budget = search_budget
+        self.max_search = max_search if max_search is not None else (2 * search_budget if search_budget else None)
+        self._bots: OrderedDict[tuple[str, str, str], tuple[Any, threading.Lock, float]] = OrderedDict()
+        self._building: dict[tuple[str, str, str], threading.Lock] = {}
         self._lock = threading.Lock()
+        self.builds = 0  # bots built so far (a cache miss each)
 
-    def get(self, spec: str, game: str | None = None) -> tuple[Any, threading.Lock]:
+    def __len__(self) -> int:
+        return len(self._bots)
+
+    def check(self, spec: Any, game: str | None = None) -> str:
+        """``spec`` in normal form if this pool would play it in ``game`` (else ``ValueError``)."""
+        return check_bot_spec(spec, game_named(game or default_game()).name, self.search_budget)
+
+    def get(self, spec: str, game: str | None = None, role: str = "play") -> tuple[Any, threading.Lock]:
+        """The bot and its lock. ``role``: bots giving hints are others than those playing
+        in games (``"hint"``), so a long hint never holds up a game's moves."""
         game = game_named(game or default_game()).name
-        key = (game, check_bot_spec(spec, game))
+        parsed = parse_spec(self.check(spec, game))
+        key = (game, normal_spec(parsed), role)
         with self._lock:
             if key in self._bots:
-                return self._bots[key]
+                self._bots.move_to_end(key)
+                return self._bots[key][:2]
             build_lock = self._building.setdefault(key, threading.Lock())
-        with build_lock:  # one build per spec; other specs and games go on meanwhile
+        try:
+            with build_lock:  # one build per spec; other specs and games go on meanwhile
+                with self._lock:
+                    if key in self._bots:
+                        self._bots.move_to_end(key)
+                        return self._bots[key][:2]
+                bot = self._factory(key[1], game)
+                cost = spec_cost(parsed, game)
+                entry = (bot, threading.Lock(), cost if cost > 1 else 0.0)
+                with self._lock:
+                    self._bots[key] = entry
+                    self.builds += 1
+                    self._evict(keep=key)
+                return entry[:2]
+        finally:
             with self._lock:
-                if key in self._bots:
-                    return self._bots[key]
-            bot = self._factory(key[1], game)
-            entry = (bot, threading.Lock())
-            with self._lock:
-                self._bots[key] = entry
-            return entry
+                if self._building.get(key) is build_lock:
+                    del self._building[key]
+
+    def _evict(self, keep: tuple[str, str, str]) -> None:
+        """Drop the least recently used bots (never ``keep``) until the pool is in bounds.
+        Called with the lock held."""
+        def over() -> bool:
+            searching = sum(cost for _, _, cost in self._bots.values())
+            return len(self._bots) > self.max_bots or (self.max_search is not None and searching > self.max_search)
+
+        for key in list(self._bots):
+            if not over():
+                return
+            if key != keep:
+                del self._bots[key]
 
     def act(self, spec: str, obs: np.ndarray, mask: np.ndarray, game: str | None = None) -> int:
         bot, lock = self.get(spec, game)
@@ -159,8 +287,9 @@ class BotPool:
                game: str | None = None) -> tuple[int, np.ndarray | None, str | None]:
         """The bot's action and, when it has them, its values of every action: a
         heuristic-style bot's ``action_values`` (utilities), a policy network's action
-        probabilities. ``(action, None, None)`` for other bots."""
-        bot, lock = self.get(spec, game)
+        probabilities. ``(action, None, None)`` for other bots. (A hint: the bot is not the
+        one playing in games.)"""
+        bot, lock = self.get(spec, game, role="hint")
         with lock:
             action = int(bot.act(obs, mask))
             if callable(getattr(bot, "action_values", None)):
@@ -183,4 +312,4 @@ def _policy_probabilities(net, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return torch.softmax(logits, -1)[0].cpu().numpy().astype(float)
 
 
-__all__ = ["BotPool", "check_bot_spec", "suggested_bots", "shipped_checkpoints", "checkpoint_game", "default_game"]
+__all__ = ["BotPool", "check_bot_spec", "normal_spec", "spec_cost", "suggested_bots", "shipped_checkpoints", "checkpoint_game", "default_game"]

@@ -2,18 +2,25 @@
 
     redbeard-web                        # http://127.0.0.1:8000
     redbeard-web --port 8080 --records games.jsonl
+    redbeard-web --host ::1             # http://[::1]:8000
 
-It binds to 127.0.0.1 (this machine only) unless ``--host`` says otherwise.
+It binds to 127.0.0.1 (this machine only) unless ``--host`` says otherwise. What one client
+may cost the server -- bots kept, a bot's search, hints, new games a minute, upload sizes,
+slow clients -- are the budget options (``redbeard-web --help``; :mod:`redbeard_web.limits`).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import ipaddress
-import socket
+import math
 import sys
 
+from .limits import Limits, option_name, parse_size, positive_number, show_size
 from .session import BotPool
+
+SIZE_FIELDS = ("body_size", "record_size", "replay_memory")
 
 
 def _is_loopback(host: str) -> bool:
@@ -25,10 +32,33 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _port(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 5 or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"a port is an int in 0..65535 (0: a free one), got {text[:20]!r}")
+    return int(text)
+
+
+def _count(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 12 or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an int >= 1, got {text[:20]!r}")
+    return int(text)
+
+
+def _argtype(fn, **kwargs):
+    def parse(text: str):
+        try:
+            return fn(text, **kwargs)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parse.__name__ = fn.__name__
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="redbeard-web", description="Play the family's card games against the bots in a browser.")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind, IPv4 or IPv6 (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=_port, default=8000, help="port, 0..65535 (default 8000; 0 picks a free one)")
     p.add_argument("--records", default=None, metavar="FILE",
                    help="append the record of every finished game to this JSON-lines file")
     p.add_argument("--max-games", type=int, default=500, help="games kept at once (default 500)")
@@ -36,7 +66,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a running game nobody looked at for this long is dropped (default 60)")
     p.add_argument("--finished-minutes", type=float, default=15.0,
                    help="a finished game is dropped this long after it was last looked at (default 15)")
+    budgets = p.add_argument_group("budgets", "what one client may cost the server")
+    for f in dataclasses.fields(Limits):
+        help_text, unit = f.metadata["help"], f.metadata["unit"]
+        if f.name in SIZE_FIELDS:
+            budgets.add_argument(option_name(f.name), type=_argtype(parse_size), default=f.default, metavar="SIZE",
+                                 help=f"{help_text} (default {show_size(f.default)}; bytes, or with K, M, G)")
+        elif f.type == "int":
+            budgets.add_argument(option_name(f.name), type=_count, default=f.default, metavar="N",
+                                 help=f"{help_text} (default {f.default})")
+        else:
+            zero = f.name == "games_per_minute"
+            budgets.add_argument(option_name(f.name), type=_argtype(positive_number, allow_zero=zero),
+                                 default=f.default, metavar="SECONDS" if unit == "s" else "N",
+                                 help=f"{help_text} (default {f.default:g}{' s' if unit == 's' else ''})")
     return p
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    return Limits(**{f.name: getattr(args, f.name) for f in dataclasses.fields(Limits)})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -45,32 +93,35 @@ def main(argv: list[str] | None = None) -> None:
         import uvicorn
 
         from .app import LOOPBACK_HOSTS, create_app
+        from .server import bind, server_config
         from .store import GameStore
     except ModuleNotFoundError as exc:
         sys.exit(f"redbeard-web needs the web extra ({exc.name} is missing): pip install -e \".[web]\"")
     for name in ("max_games", "idle_minutes", "finished_minutes"):
-        if getattr(args, name) <= 0:
-            sys.exit(f"redbeard-web: --{name.replace('_', '-')} must be > 0")
-    store = GameStore(BotPool(), max_games=args.max_games, idle_seconds=args.idle_minutes * 60,
-                      finished_seconds=args.finished_minutes * 60, records_path=args.records)
-    loopback = _is_loopback(args.host)
+        value = getattr(args, name)
+        if not math.isfinite(value) or value <= 0:
+            sys.exit(f"redbeard-web: --{name.replace('_', '-')} must be > 0 (and finite), got {value}")
+    limits = limits_of(args)
+    bots = BotPool(max_bots=limits.bot_cache, search_budget=limits.search_budget)
+    store = GameStore(bots, max_games=args.max_games, idle_seconds=args.idle_minutes * 60,
+                      finished_seconds=args.finished_minutes * 60, records_path=args.records,
+                      replay_memory=limits.replay_memory, lock_seconds=limits.lock_seconds)
+    host = args.host.strip("[]")
+    loopback = _is_loopback(host)
     if not loopback:
-        print(f"redbeard-web: serving on {args.host}, reachable from other machines", file=sys.stderr)
-    app = create_app(store, allowed_hosts=LOOPBACK_HOSTS if loopback else None)
+        print(f"redbeard-web: serving on {host}, reachable from other machines", file=sys.stderr)
+    app = create_app(store, allowed_hosts=LOOPBACK_HOSTS if loopback else None, limits=limits)
+    try:
+        sock = bind(host, args.port)
+    except (OSError, OverflowError, UnicodeError) as exc:
+        sys.exit(f"redbeard-web: cannot listen on {host}:{args.port}: {getattr(exc, 'strerror', None) or exc}")
     from .ready import start_warm_up
 
     start_warm_up(store)  # load and compile the bots now; GET /api/ready and a log line say when done
-    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((args.host, args.port))
-    except OSError as exc:
-        sys.exit(f"redbeard-web: cannot listen on {args.host}:{args.port}: {exc.strerror}")
     port = sock.getsockname()[1]  # the real port, also for --port 0
-    shown = "localhost" if loopback else args.host
+    shown = f"[{host}]" if ":" in host else "localhost" if loopback else host
     print(f"redbeard-web: open http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    uvicorn.Server(server_config(app, limits)).run(sockets=[sock])
 
 
 if __name__ == "__main__":

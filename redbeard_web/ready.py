@@ -50,12 +50,17 @@ def status() -> dict:
     return READINESS.status()
 
 
+def hint_specs(game: str) -> list[str]:
+    """The bots the page asks for hints and reviews in ``game`` (they think apart from the
+    bots playing: the pool's role "hint")."""
+    return ["heuristic", getattr(views_of(game_named(game)), "REVIEW_BOT", "heuristic")]
+
+
 def warm_up_specs() -> list[tuple[str, str]]:
     """(game, bot spec) pairs to load: every level's bot, the hint bot and the review bot."""
     pairs: list[tuple[str, str]] = []
     for game in registered_games():
-        specs = [lv["bot"] for lv in levels_of(game)["levels"]]
-        specs += ["heuristic", getattr(views_of(game_named(game)), "REVIEW_BOT", "heuristic")]
+        specs = [lv["bot"] for lv in levels_of(game)["levels"]] + hint_specs(game)
         for spec in specs:
             if (game, spec) not in pairs:
                 pairs.append((game, spec))
@@ -81,6 +86,8 @@ def warm_up(bots: Any, readiness: Readiness = READINESS, moves: int = 12,
                 if session.finished:
                     break
                 session.act(rng.choice(session.legal_names()))
+            if spec in hint_specs(game) and hasattr(bots, "get"):
+                bots.get(spec, game, role="hint")
             readiness.loaded.append(f"{game}:{spec}")
         readiness.state = "ready"
     except Exception as exc:  # a bot that cannot load: the server still serves the others

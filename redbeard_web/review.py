@@ -21,6 +21,7 @@ cached per (game, bot, moves so far).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from .bots import check_bot_spec
 UNITS = ("points", "win probability")
 MIN_COST = 0.005  # smaller differences are ties (the page shows two decimals)
 MAX_CACHE = 4  # reviews kept per session
+CHUNK = 4  # decisions valued at a time between looks at the clock
 
 
 class NoValues(ValueError):
@@ -87,33 +89,71 @@ def decisions(session: Any) -> tuple[list[dict], int]:
     return out, (len(record["actions"]) if game.game_over else covered)
 
 
-def bot_values(bot: Any, spec: str, rows: list[dict], default: str = "heuristic") -> tuple[np.ndarray, str]:
-    """The bot's values of every action at each decision [k, actions], and their units."""
+class TimeUp(RuntimeError):
+    """The review ran out of its time (the server's ``review_seconds``)."""
+
+
+def bot_values(bot: Any, spec: str, rows: list[dict], default: str = "heuristic",
+               deadline: float | None = None) -> tuple[np.ndarray, str]:
+    """The bot's values of every action at each decision [k, actions], and their units.
+    Asked a few decisions at a time, so that a ``deadline`` (``time.monotonic()``) stops the
+    bot soon after it passes (:class:`TimeUp`)."""
     units = getattr(bot, "value_units", None)
     if not callable(getattr(bot, "action_values", None)) or units not in UNITS:
         raise NoValues(f"bot {spec!r} gives no values in {' or '.join(UNITS)} to review with; "
                        f"try {default}")
     if not rows:
         return np.zeros((0, 0)), units
-    obs = np.stack([r["obs"] for r in rows])
-    mask = np.stack([r["mask"] for r in rows])
-    return np.asarray(bot.action_values(obs, mask), dtype=float), units
+    out = []
+    for i in range(0, len(rows), CHUNK):
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeUp(f"the review by {spec!r} took too long ({i} of {len(rows)} decisions valued); "
+                         f"ask a cheaper bot, e.g. {default}")
+        part = rows[i:i + CHUNK]
+        out.append(np.asarray(bot.action_values(np.stack([r["obs"] for r in part]),
+                                                np.stack([r["mask"] for r in part])), dtype=float))
+    return np.concatenate(out), units
 
 
-def review(session: Any, spec: Any = None) -> dict:
-    """The review of the session's game by bot ``spec`` (default: the game's views'
-    ``REVIEW_BOT``, else ``heuristic``); see the module docstring."""
-    default = getattr(session.views, "REVIEW_BOT", "heuristic")
-    spec = check_bot_spec(default if spec is None else spec, session.info.name)
-    key = (spec, len(session.recorder.actions))
-    cache = session.__dict__.setdefault("_reviews", {})
-    if key in cache:
-        return cache[key]
-    rows, covered = decisions(session)
-    rows = [r for r in rows if r["move"] < covered]
-    bot, lock = session.bots.get(spec, session.info.name)
-    with lock:
-        values, units = bot_values(bot, spec, rows, default)
+class ReviewJob:
+    """A review's question -- your decisions replayed from the game's record -- taken when
+    made (under the game's lock); :meth:`run` values them with the bot without the lock,
+    like a hint (the bot is a hint bot of the pool, never one playing in a game)."""
+
+    def __init__(self, session: Any, spec: Any = None):
+        self.default = getattr(session.views, "REVIEW_BOT", "heuristic")
+        check = getattr(session.bots, "check", None)
+        spec = self.default if spec is None else spec
+        self.spec = check(spec, session.info.name) if check else check_bot_spec(spec, session.info.name)
+        self.game, self.bots = session.info.name, session.bots
+        self.cache = session.__dict__.setdefault("_reviews", {})
+        self.key = (self.spec, len(session.recorder.actions))
+        self.done = self.cache.get(self.key)
+        if self.done is None:
+            rows, self.covered = decisions(session)
+            self.rows = [r for r in rows if r["move"] < self.covered]
+            self.finished = bool(session.finished)
+            self.rounds = len(session.recorder.rounds)
+        session.touched = session.clock()
+
+    def run(self, seconds: float | None = None) -> dict:
+        if self.done is not None:
+            return self.done
+        deadline = None if seconds is None else time.monotonic() + seconds
+        bot, lock = self.bots.get(self.spec, self.game, role="hint")
+        with lock:
+            values, units = bot_values(bot, self.spec, self.rows, self.default, deadline)
+        out = summary(self.rows, values, units)
+        out.update(bot=self.spec, finished=self.finished, reviewed=len(self.rows), moves=self.covered,
+                   rounds=self.rounds)
+        if len(self.cache) >= MAX_CACHE:
+            self.cache.pop(next(iter(self.cache)), None)
+        self.cache[self.key] = out
+        return out
+
+
+def summary(rows: list[dict], values: np.ndarray, units: str) -> dict:
+    """The entries where the bot would have chosen otherwise, dearest first, and their sum."""
     entries = []
     for r, v in zip(rows, values):
         legal = sorted(r["names"])
@@ -129,10 +169,10 @@ def review(session: Any, spec: Any = None) -> dict:
                         "hand": r["hand"], "trick": r["trick"],
                         "values": {r["names"][a]: round(x, 3) for a, x in sorted(vals.items(), key=lambda t: -t[1])}})
     entries.sort(key=lambda e: (-e["cost"], e["move"]))
-    out = {"bot": spec, "units": units, "finished": bool(session.finished), "reviewed": len(rows),
-           "moves": covered, "rounds": len(session.recorder.rounds), "entries": entries,
-           "total_cost": round(sum(e["cost"] for e in entries), 3)}
-    if len(cache) >= MAX_CACHE:
-        cache.pop(next(iter(cache)))
-    cache[key] = out
-    return out
+    return {"units": units, "entries": entries, "total_cost": round(sum(e["cost"] for e in entries), 3)}
+
+
+def review(session: Any, spec: Any = None, seconds: float | None = None) -> dict:
+    """The review of the session's game by bot ``spec`` (default: the game's views'
+    ``REVIEW_BOT``, else ``heuristic``); see the module docstring."""
+    return ReviewJob(session, spec).run(seconds)

@@ -14,92 +14,96 @@
     GET /api/replays/{id}/log               -> the replayed game's moves, trick winners and where each
                                                round starts (your seat: the record's "human")
 
-Errors are ``{"error": "<one line>"}``: 400 a bad parameter or a bot that cannot review,
-404 an unknown or expired game or replay, 503 a game busy too long.
+Errors are ``{"error": "<one line>"}`` as for every route (:mod:`redbeard_web.app`): 400 a bad
+parameter or a bot that cannot review, 404 an unknown or expired game or replay, 429 too
+many hints and reviews at once, 503 a game busy too long or a review over its time. The
+routes go through the app's :class:`~redbeard_web.app.WebTable`: requests for one game take
+turns, work runs in its thread pools, and a review thinks in the hints' pool within
+``review_seconds``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import asyncio
+import json
+from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from redbeard_env.records import rules_dict
 
+from .guards import SECURITY_HEADERS, race_client, refuse
 from .levels import levels_of
 from .movelog import human_seat, move_log, session_log
 from .ready import status
-from .review import review
-
-HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+from .review import ReviewJob, TimeUp
 
 
-def _error(status_code: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(str(message).split())[:500]}, status_code=status_code, headers=HEADERS)
+def _rules_page(session: Any) -> dict:
+    return {"title": session.info.title, "rules": rules_dict(session.game.rules),
+            "page": session.views.rules_page(session.game.rules)}
 
 
-async def _answer(fn: Callable[[], Any]) -> JSONResponse:
-    """``fn()`` in a worker thread as JSON; the store's errors as their status codes."""
-    from .store import Busy, UnknownId
-
-    try:
-        return JSONResponse(await run_in_threadpool(fn), headers=HEADERS)
-    except UnknownId as exc:
-        return _error(404, str(exc))
-    except Busy as exc:
-        return _error(503, str(exc))
-    except KeyError as exc:
-        return _error(400, str(exc.args[0]) if exc.args else "bad request")
-    except ValueError as exc:
-        return _error(400, str(exc))
+def _replay_log(replay: Any) -> dict:
+    you = human_seat(replay.record)
+    return dict(move_log(replay.record, you), you=you)
 
 
-def table_routes(store: Any) -> list[Route]:
-    """The routes above, over ``store`` (a :class:`~redbeard_web.store.GameStore`)."""
+def table_routes(table: Any) -> list[Route]:
+    """The routes above, over ``table`` (a :class:`~redbeard_web.app.WebTable`)."""
+    store = table.store
 
-    def with_session(game_id: str, fn: Callable[[Any], Any]) -> Callable[[], Any]:
+    def on_session(game_id: str, fn):
         def run():
             session = store.session(game_id)
             with store.locked(session):
                 return fn(session)
         return run
 
-    def with_replay(replay_id: str, fn: Callable[[Any], Any]) -> Callable[[], Any]:
+    async def ready(request: Request) -> Response:
+        return JSONResponse(status(), headers=SECURITY_HEADERS)
+
+    async def levels(request: Request) -> Response:
+        game = request.query_params.get("game")
+        if game is None:
+            raise refuse(400, "say which game: /api/levels?game=<name>")
+        return await table.run("view", levels_of, game, request.query_params.get("rules"))
+
+    async def game_review(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        spec = request.query_params.get("bot")
+        job = await table.with_game(request, game_id, "view", on_session(game_id, lambda s: ReviewJob(s, spec)),
+                                    raw=True)
+        seconds = table.limits.review_seconds
+        future = table.hints.submit(lambda: json.dumps(job.run(seconds), separators=(",", ":"), ensure_ascii=False),
+                                    seconds)
+        try:
+            body = await race_client(request, future, seconds + 1.0)  # the bot stops itself at ``seconds``
+        except (asyncio.TimeoutError, TimeUp) as exc:
+            raise refuse(503, str(exc) or f"the review took longer than {seconds:g} s; try again later or ask "
+                                          f"a cheaper bot", retry_after=seconds) from None
+        except ValueError as exc:
+            raise refuse(400, str(exc)) from None
+        return Response(body, media_type="application/json", headers=SECURITY_HEADERS)
+
+    async def game_log(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        return await table.with_game(request, game_id, "view", on_session(game_id, session_log))
+
+    async def game_rules(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        return await table.with_game(request, game_id, "view", on_session(game_id, _rules_page))
+
+    async def replay_log(request: Request) -> Response:
+        replay_id = request.path_params["replay_id"]
+
         def run():
             replay = store.replay(replay_id)
             with store.locked(replay):
-                return fn(replay)
-        return run
-
-    async def ready(request: Request) -> JSONResponse:
-        return JSONResponse(status(), headers=HEADERS)
-
-    async def levels(request: Request) -> JSONResponse:
-        game = request.query_params.get("game")
-        if game is None:
-            return _error(400, "say which game: /api/levels?game=<name>")
-        return await _answer(lambda: levels_of(game, request.query_params.get("rules")))
-
-    async def game_review(request: Request) -> JSONResponse:
-        spec = request.query_params.get("bot")
-        return await _answer(with_session(request.path_params["game_id"], lambda s: review(s, spec)))
-
-    async def game_log(request: Request) -> JSONResponse:
-        return await _answer(with_session(request.path_params["game_id"], session_log))
-
-    async def game_rules(request: Request) -> JSONResponse:
-        def page(s):
-            return {"title": s.info.title, "rules": rules_dict(s.game.rules), "page": s.views.rules_page(s.game.rules)}
-        return await _answer(with_session(request.path_params["game_id"], page))
-
-    async def replay_log(request: Request) -> JSONResponse:
-        def log(r):
-            you = human_seat(r.record)
-            return dict(move_log(r.record, you), you=you)
-        return await _answer(with_replay(request.path_params["replay_id"], log))
+                return _replay_log(replay)
+        return await table.with_game(request, replay_id, "view", run)
 
     return [
         Route("/api/ready", ready),

@@ -46,15 +46,19 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from redbeard_env.records import game_of_record, rules_dict
+from redbeard_env.common import shown
+from redbeard_env.records import COMMON_KEYS, game_of_record, rules_dict
 from redbeard_env.registry import Game, game_named, game_of_rules, load_object
 
 from .bots import BotPool, check_bot_spec, default_game, shipped_checkpoints, suggested_bots  # noqa: F401
+from .limits import estimate_bytes
 
 HUMAN = "human"
 MAX_SEED = 2**53 - 1  # seeds stay exact in JavaScript numbers
 MAX_PENDING_EVENTS = 1000  # a view carries at most the last 1000 moves
 DEFAULT_PLAYERS = 4
+MAX_ACTION_CHARS = 40  # an action name is short ("play:AS", "discard:R2")
+REPLAY_OVERHEAD = 64 * 1024  # bytes of a replay besides its record (the game, the views' state)
 
 
 class NotFinished(ValueError):
@@ -178,12 +182,17 @@ class GameSession:
         not the human's turn or illegal. Then the bots move."""
         g = self.game
         if not isinstance(name, str):
-            raise ValueError(f"an action is an action name like 'play:AS' or 'bid:3', got {name!r:.60}")
+            raise ValueError(f"an action is an action name (a string of the view's \"legal\" list), got {shown(name, 60)}")
         if g.game_over:
             raise ValueError("the game is over; no action is allowed")
         if g.to_act != self.seat:
             raise ValueError(f"it is not your turn: seat {g.to_act} is to act (phase {g.phase!r})")
-        action = self.info.parts.cards.action_id(name)
+        try:
+            if len(name) > MAX_ACTION_CHARS:
+                raise ValueError("too long")
+            action = self.info.parts.cards.action_id(name)
+        except ValueError:  # the game's own message gives examples with cards: list the legal names
+            raise ValueError(f"unknown action {shown(name, 40)}; legal now: {', '.join(self.legal_names())}") from None
         legal = self.engine.legal_actions(g)
         kind = self.views.action_name(g, action).partition(":")[0]  # play:X is not discard:X
         if action not in legal or name.strip().partition(":")[0].lower() != kind:
@@ -280,17 +289,12 @@ class GameSession:
     def hint(self, spec: Any) -> dict:
         """What bot ``spec`` (a bot of this game) would do in the human's place, with its
         values of the legal actions (utilities or probabilities; None for bots without)."""
-        if not self.my_turn():
-            raise ValueError("there is no decision of yours to hint at (it is not your turn)")
-        spec = check_bot_spec(spec, self.info.name)
-        obs, mask = self.observation(self.seat)
-        action, values, kind = self.bots.values(spec, obs, mask, self.info.name)
-        name = lambda a: self.views.action_name(self.game, int(a))  # noqa: E731
-        out = None
-        if values is not None:
-            out = {name(a): round(float(values[a]), 4) for a in np.flatnonzero(mask) if np.isfinite(values[a])}
-        self.touched = self.clock()
-        return {"bot": spec, "action": name(action), "kind": kind, "values": out}
+        return self.hint_job(spec).run()
+
+    def hint_job(self, spec: Any) -> "HintJob":
+        """The question of a hint, taken now (callers hold :attr:`lock`); its
+        :meth:`HintJob.run` thinks without the game, so the lock need not be held for it."""
+        return HintJob(self, spec)
 
     def record(self) -> dict:
         """The game record; ``ValueError`` while the game runs (it holds every hand)."""
@@ -299,7 +303,44 @@ class GameSession:
         return self.recorder.record()
 
 
+class HintJob:
+    """A hint: the human's decision as the bot would see it (observation, mask, the names of
+    the legal actions), copied from the game when made, so that :meth:`run` -- the bot
+    thinking, maybe for long -- needs no lock on the game."""
+
+    def __init__(self, session: GameSession, spec: Any):
+        if not session.my_turn():
+            raise ValueError("there is no decision of yours to hint at (it is not your turn)")
+        self.game = session.info.name
+        self.bots = session.bots
+        check = getattr(session.bots, "check", None)
+        self.spec = check(spec, self.game) if check else check_bot_spec(spec, self.game)
+        self.obs, self.mask = session.observation(session.seat)
+        self.names = {int(a): session.views.action_name(session.game, int(a)) for a in np.flatnonzero(self.mask)}
+        self.actions = len(session.recorder.actions)  # the decision the hint is about
+        session.touched = session.clock()
+
+    def run(self) -> dict:
+        action, values, kind = self.bots.values(self.spec, self.obs, self.mask, self.game)
+        if action not in self.names:
+            raise RuntimeError(f"bot {self.spec!r} chose action {action}, which is not legal")
+        out = None
+        if values is not None:
+            out = {self.names[a]: round(float(values[a]), 4) for a in self.names if np.isfinite(values[a])}
+        return {"bot": self.spec, "action": self.names[action], "kind": kind, "values": out}
+
+
 # ---------------------------------------------------------------- record replays
+def replay_fields(record: dict, records: Any) -> dict:
+    """What a replay keeps of a checked record: the fields its game's records module lists
+    (``COMMON_KEYS`` and its ``KEYS``), never ``meta`` or other free data, whose size is the
+    sender's choice."""
+    keys = getattr(records, "KEYS", None)
+    if keys is None:
+        return {k: v for k, v in record.items() if k != "meta"}
+    return {k: record[k] for k in ("game", *COMMON_KEYS, *keys) if k in record}
+
+
 class ReplaySession:
     """A finished game from a record (of any game), stepped through with every hand face up."""
 
@@ -310,7 +351,9 @@ class ReplaySession:
         self._start, self._apply = records.start_replay, records.apply_recorded
         self.views = views_of(self.info)
         self.id = replay_id
-        self.record = record
+        self.record = replay_fields(record, records)
+        #: estimated memory: the record's fields kept, and the replayed game's own copy of them
+        self.cost = 2 * estimate_bytes(self.record) + REPLAY_OVERHEAD
         self.steps = len(record["actions"])
         self.clock = clock
         self.touched = clock()
@@ -354,5 +397,5 @@ class ReplaySession:
         }
 
 
-__all__ = ["BotPool", "GameSession", "NotFinished", "ReplaySession", "check_bot_spec", "describe", "parse_new_game",
+__all__ = ["BotPool", "GameSession", "HintJob", "NotFinished", "ReplaySession", "check_bot_spec", "describe", "parse_new_game",
            "suggested_bots", "shipped_checkpoints", "views_of"]

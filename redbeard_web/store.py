@@ -6,8 +6,14 @@ store's own lock only guards the dictionary. Memory stays bounded: a finished ga
 replay) expires ``finished_seconds`` after it was last looked at, a running game after
 ``idle_seconds``; at ``max_games`` entries the least recently used expired-or-finished
 entry is dropped first, and when every entry is a live running game a new one is refused
-(:class:`StoreFull`). Finished games can be appended to a records file
-(``records_path``), once each.
+(:class:`StoreFull`). Open replays together stay within ``replay_memory`` bytes (each
+replay's :attr:`~redbeard_web.session.ReplaySession.cost`, an estimate): the least recently
+used replays are dropped to make room, and a record too large on its own is refused
+(:class:`TooLarge`). Finished games can be appended to a records file (``records_path``),
+once each.
+
+A hint does not hold its game while the bot thinks: :meth:`GameStore.hint_job` takes the
+question under the game's lock and its ``run()`` answers without it.
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from redbeard_env.common import shown
 from redbeard_env.records import append_records
 
-from .session import HUMAN, BotPool, GameSession, ReplaySession, parse_new_game
+from .limits import Limits
+from .session import HUMAN, BotPool, GameSession, HintJob, ReplaySession, parse_new_game
 
-LOCK_TIMEOUT = 120.0  # seconds a request waits for a game that is busy with its bots
+LOCK_TIMEOUT = 120.0  # seconds a caller waits for a game that is busy with its bots
 
 
 class UnknownId(KeyError):
@@ -37,13 +45,18 @@ class StoreFull(RuntimeError):
 
 
 class Busy(RuntimeError):
-    """A game stayed locked (its bots are thinking) longer than ``LOCK_TIMEOUT``."""
+    """A game stayed locked (its bots are thinking) longer than the store's ``lock_seconds``."""
+
+
+class TooLarge(ValueError):
+    """A record whose replay would take more memory than the store allows for all replays."""
 
 
 class GameStore:
     def __init__(self, bots: BotPool | None = None, max_games: int = 500, idle_seconds: float = 3600.0,
                  finished_seconds: float = 900.0, records_path: "str | Path | None" = None,
-                 clock: Callable[[], float] = time.monotonic, app: str = "redbeard-web"):
+                 clock: Callable[[], float] = time.monotonic, app: str = "redbeard-web",
+                 replay_memory: int = Limits.replay_memory, lock_seconds: float = LOCK_TIMEOUT):
         if max_games < 1:
             raise ValueError(f"max_games must be >= 1, got {max_games}")
         self.bots = BotPool() if bots is None else bots
@@ -53,6 +66,8 @@ class GameStore:
         self.records_path = Path(records_path) if records_path else None
         self.clock = clock
         self.app = app
+        self.replay_memory = replay_memory
+        self.lock_seconds = lock_seconds
         self._entries: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._file_lock = threading.Lock()
@@ -87,12 +102,6 @@ class GameStore:
             raise StoreFull(f"too many games running at once ({self.max_games}); try again later")
         del self._entries[min(done)[1]]
 
-    def _add(self, make: Callable[[str], Any]) -> Any:
-        key = secrets.token_hex(8)
-        entry = make(key)  # built outside the store lock (a bot may load a checkpoint)
-        self._insert(key, entry)
-        return entry
-
     def _insert(self, key: str, entry: Any) -> None:
         with self._lock:
             self._make_room()
@@ -117,21 +126,32 @@ class GameStore:
             self._save_if_finished(session)
             return session.view()
 
+    def _live(self, key: str) -> Any:
+        """The entry ``key``, or None if there is none or it has expired (then it is dropped:
+        an expired game is a 404 even before a sweep)."""
+        entry = self._entries.get(key)
+        if entry is not None and self._expired(entry, self.clock()):
+            with self._lock:
+                if self._entries.get(key) is entry:
+                    del self._entries[key]
+            return None
+        return entry
+
     def session(self, game_id: str) -> GameSession:
-        entry = self._entries.get(game_id)
+        entry = self._live(game_id)
         if not isinstance(entry, GameSession):
-            raise UnknownId(f"no game {game_id!r} (unknown, or expired)")
+            raise UnknownId(f"no game {shown(game_id, 40)} (unknown, or expired)")
         return entry
 
     def replay(self, replay_id: str) -> ReplaySession:
-        entry = self._entries.get(replay_id)
+        entry = self._live(replay_id)
         if not isinstance(entry, ReplaySession):
-            raise UnknownId(f"no replay {replay_id!r} (unknown, or expired)")
+            raise UnknownId(f"no replay {shown(replay_id, 40)} (unknown, or expired)")
         return entry
 
     def locked(self, entry):
-        """The entry's lock as a context manager, waiting at most ``LOCK_TIMEOUT``."""
-        return _Timed(entry.lock)
+        """The entry's lock as a context manager, waiting at most ``lock_seconds``."""
+        return _Timed(entry.lock, self.lock_seconds)
 
     def view(self, game_id: str) -> dict:
         session = self.session(game_id)
@@ -146,9 +166,13 @@ class GameStore:
             return session.view()
 
     def hint(self, game_id: str, spec: Any) -> dict:
+        return self.hint_job(game_id, spec).run()
+
+    def hint_job(self, game_id: str, spec: Any) -> HintJob:
+        """A hint's question, taken under the game's lock; ``run()`` it without the lock."""
         session = self.session(game_id)
         with self.locked(session):
-            return session.hint(spec)
+            return session.hint_job(spec)
 
     def record(self, game_id: str) -> dict:
         session = self.session(game_id)
@@ -164,9 +188,32 @@ class GameStore:
 
     # ------------------------------------------------------------ replays
     def open_replay(self, record: Any) -> dict:
-        replay = self._add(lambda key: ReplaySession(key, record, clock=self.clock))
+        key = secrets.token_hex(8)
+        replay = ReplaySession(key, record, clock=self.clock)  # checked outside the store lock
+        if replay.cost > self.replay_memory:
+            raise TooLarge(f"this record would take about {replay.cost // 2**20 + 1} MB as a replay; this server "
+                           f"keeps at most {self.replay_memory // 2**20} MB of replays")
         with self.locked(replay):
-            return replay.frame(0)
+            frame = replay.frame(0)
+        with self._lock:
+            self._make_room()
+            self._replay_room(replay.cost)
+            self._entries[key] = replay
+        return frame
+
+    def _replay_room(self, cost: int) -> None:
+        """Drop the least recently used replays until ``cost`` more bytes fit (lock held)."""
+        replays = sorted((e.touched, k) for k, e in self._entries.items() if isinstance(e, ReplaySession))
+        used = sum(self._entries[k].cost for _, k in replays)
+        for _, k in replays:
+            if used + cost <= self.replay_memory:
+                break
+            used -= self._entries.pop(k).cost
+
+    def replay_bytes(self) -> int:
+        """The estimated memory of the open replays."""
+        with self._lock:
+            return sum(e.cost for e in self._entries.values() if isinstance(e, ReplaySession))
 
     def replay_frame(self, replay_id: str, step: int) -> dict:
         replay = self.replay(replay_id)
@@ -175,12 +222,13 @@ class GameStore:
 
 
 class _Timed:
-    def __init__(self, lock: threading.Lock):
+    def __init__(self, lock: threading.Lock, timeout: float):
         self.lock = lock
+        self.timeout = timeout
 
     def __enter__(self):
-        if not self.lock.acquire(timeout=LOCK_TIMEOUT):
-            raise Busy(f"the game is busy (its bots have been thinking for over {LOCK_TIMEOUT:.0f} s)")
+        if not self.lock.acquire(timeout=self.timeout):
+            raise Busy(f"the game is busy (its bots have been thinking for over {self.timeout:g} s); try again")
         return self
 
     def __exit__(self, *exc):

@@ -59,7 +59,7 @@ def bad_values(name):
     if name in BOOL_FIELDS:
         return [1, 0, "yes", None]
     if name == "eliminate_at":
-        return [0, -5, "32", 32.0, True]
+        return [0, -5, "32", 32.0, True, 2**63, 10**400]
     if name == "players":
         return [(2, 7), (3, 8), (5, 4), (3,), "3-7", (3.0, 7)]
     raise AssertionError(f"no bad values for new field {name!r}; add them here")

@@ -428,6 +428,12 @@ def test_sprt_promotes_a_better_bot_and_keeps_the_incumbent_against_a_worse(tmp_
     assert short.decision == "inconclusive" and short.deals == 10  # under 20 deals nothing is decided
     with pytest.raises(ValueError, match="p0 < p1"):
         run_sprt("heuristic", "random", 0.3, 0.25)
+    # an equal candidate is never promoted: H0 (or no decision) for two copies of a bot
+    equal = run_sprt("random:seed=5", "random", 0.25, 0.30, max_games=2000, players=4, seed=3, batch_size=120,
+                     report=None)
+    assert equal.decision in ("H0", "inconclusive") and equal.players == 4 and equal.parity == 0.25
+    with pytest.raises(ValueError, match="below parity 1/2"):  # heads-up Sortskæg: parity is 0.5
+        run_sprt("heuristic", "random", 0.25, 0.30, game="sortskaeg", players=2)
     with pytest.raises(ValueError, match="same spec"):
         run_sprt("heuristic", "heuristic", 0.25, 0.3, players=4)
     cli.main(["--sprt", "0.25", "0.3", "--agents", "heuristic", "random", "--players", "4", "--games", "800",
@@ -438,3 +444,29 @@ def test_sprt_promotes_a_better_bot_and_keeps_the_incumbent_against_a_worse(tmp_
     assert saved["decision"] == "H1" and saved["config"]["agents"] == ["heuristic", "random"]
     with pytest.raises(SystemExit):
         cli.main(["--sprt", "0.25", "0.3", "--agents", "heuristic", "random", "random"])
+
+
+def test_bot_objects_at_a_table_of_another_game():
+    from agents.base import Agent
+
+    class Mine(Agent):  # a user's bot that never said which game it plays: the first game's
+        def act_batch(self, obs, mask):
+            return np.asarray(mask).argmax(1)
+
+    with pytest.raises(ValueError, match="plays redbeard, this table plays sortskaeg"):
+        run_tournament([Mine(), "random"], game="sortskaeg", players=3, games=3, progress=False)
+    ok = Mine()
+    ok.game = "sortskaeg"
+    assert run_tournament([ok, "random"], game="sortskaeg", players=3, games=3, progress=False)["agents"]
+
+    class Duck:  # not an Agent: any object with act_batch plays
+        spec = "duck"
+        game = "sortskaeg"
+
+        def act_batch(self, obs, mask):
+            return np.asarray(mask).argmax(1)
+
+    res = run_tournament([Duck(), "random"], game="sortskaeg", players=3, games=3, progress=False)
+    assert res["agents"]["duck"]["games"] == 3
+    with pytest.raises(ValueError, match="neither a spec string nor a bot"):
+        run_tournament([object(), "random"], players=3, games=3, progress=False)

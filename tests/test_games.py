@@ -222,3 +222,9 @@ def test_bots_resolve_within_their_game(name):
         for bot_name in only_there:
             with pytest.raises(ValueError, match=f"a bot of {other}, not of {name}"):
                 make_agent(bot_name, game=name)
+        # a bot object of the other game (built there) is refused here, by name of its game
+        with pytest.raises(ValueError, match=f"plays {other}, this table plays {name}"):
+            make_agent(make_agent("random", game=other), game=name)
+        theirs = make_agent("heuristic", game=other)
+        with pytest.raises(ValueError, match=f"plays {other}, this table plays {name}"):
+            make_agent(theirs, game=name)

@@ -4,7 +4,9 @@ keep running the old code), and stays valid while nothing changes.
 
 Two throwaway modules in a temporary directory, each run in a fresh interpreter (the
 cache is what carries over between processes): ``dep.py`` compiles ``f``, ``main.py``
-compiles ``g``, which calls ``f``.
+compiles ``g``, which calls ``f``. And the project's compiled modules (the batch engine's
+phases and drivers, the heuristic, pimc's playouts) stamp their caches with every file they
+call into.
 """
 
 from __future__ import annotations
@@ -80,3 +82,44 @@ def test_no_hook_when_numba_is_told_other_locators(tmp_path):
     locators = {**env, "NUMBA_CACHE_LOCATOR_CLASSES": "InTreeCacheLocator"}
     told = subprocess.run([sys.executable, "-c", code], env=locators, capture_output=True, text=True, check=True)
     assert plain.stdout.split() == ["True"] and told.stdout.split() == ["False"]
+
+
+def test_every_kernel_module_stamps_its_cache_with_what_it_calls():
+    """The project's compiled modules: each one's cache covers its own file, the files of
+    the compiled functions (and the modules of them) it refers to, and, transitively, what
+    those cover -- a kernel that calls into a file its cache is not stamped with would keep
+    that file's old code."""
+    import inspect
+    import types
+
+    from numba.core.registry import CPUDispatcher
+
+    from agents.redbeard import heuristic_kernels, playout_kernels
+    from redbeard_env import jit_cache
+    from redbeard_env.redbeard import vector_kernels
+
+    if not jit_cache._DEPENDENCIES:
+        pytest.skip("no cache hook in this numba (the kernels compile without a cache)")
+    modules = [*vector_kernels.KERNEL_MODULES, vector_kernels, heuristic_kernels, playout_kernels]
+
+    def real(path):
+        return os.path.realpath(path)
+
+    def covered(module):
+        return set(jit_cache._DEPENDENCIES.get(real(module.__file__), (real(module.__file__),)))
+
+    def compiled(obj):
+        return isinstance(obj, CPUDispatcher)
+
+    for module in modules:
+        called = set()
+        for obj in vars(module).values():
+            if compiled(obj):
+                called.add(real(inspect.getfile(obj.py_func)))
+            elif isinstance(obj, types.ModuleType) and any(compiled(v) for v in vars(obj).values()):
+                called.add(real(obj.__file__))
+        files = covered(module)
+        assert called <= files, (module.__name__, sorted(called - files))
+        for other in modules:
+            if real(other.__file__) in files:
+                assert covered(other) <= files, (module.__name__, other.__name__, sorted(covered(other) - files))

@@ -71,10 +71,10 @@ def test_a_recipe_checkpoint_plays_as_a_bot(tmp_path):
     assert (payload["critic"], payload["belief"]) == ("privileged", True) and loaded.belief
     from agents import make_agent
 
-    env_obs = np.zeros((1, game_named("redbeard").obs_size), np.float32)
-    mask = np.zeros((1, 69), np.int8)
-    mask[0, 52] = 1
-    assert make_agent(f"ppo:{tmp_path / 'p.pt'}").act_batch(env_obs, mask).tolist() == [52]
+    bot = make_agent(f"ppo:{tmp_path / 'p.pt'}")
+    feats = torch.randn(6, net.obs_size)
+    mask = torch.ones(6, 69, dtype=torch.bool)
+    assert torch.equal(bot.net(feats, mask)[0], net(feats, mask)[0])  # the saved network, belief head and all
 
 
 def test_distillation_weight_falls_to_zero():
@@ -112,7 +112,9 @@ def test_a_recipe_run_of_the_second_game(tmp_path):
 def test_bad_recipe_values_are_refused(tmp_path):
     from redbeard_train.config import ConfigError, from_dict
 
+    assert from_dict({"game": "sortskaeg"}).rules == "sortskaeg"  # the game's default preset
     for changes, field in (({"critic": "oracle"}, "critic"), ({"distill_frac": 0.5}, "distill_frac"),
+                           ({"teacher": "heuristic"}, "teacher"),
                            ({"teacher": "nosuchbot"}, "teacher"), ({"teacher_share": 0.0}, "teacher_share"),
                            ({"belief_coef": -1}, "belief_coef")):
         with pytest.raises(ConfigError, match=f"'{field}'"):

@@ -80,7 +80,8 @@ def test_rules_choices_are_the_games_presets(game, capsys):
 @pytest.mark.parametrize("game", GAMES)
 def test_only_known_cards_are_printed_before_the_first_card(game):
     """Quitting at the first question: the output names no card but the player's own
-    (the hand of the same seeded game), and the hand line shows all of them."""
+    (the hand of the same seeded game) and the cards face up for everyone (Oh Hell's
+    turned card), and the hand line shows all of them."""
     info = redbeard_env.game_named(game)
     out = io.StringIO()
     main(["--game", game, "--seed", "5", "--seat", "0"], stdin=io.StringIO("quit\n"), stdout=out)
@@ -94,7 +95,8 @@ def test_only_known_cards_are_printed_before_the_first_card(game):
     assert session.game.trick == [] or all(s == 0 for s, _ in session.game.trick)  # no card played by another
     printed = {t for t in re.findall(r"[A-Za-z0-9]+", text) if t in names}
     printed |= {shown_as[t] for t in re.findall(r"\S+", text) if t in shown_as}
-    assert printed <= hand, printed - hand
+    face_up = {info.card_name(c) for c in getattr(session.game, "face_up", ())}
+    assert printed <= hand | face_up, printed - hand - face_up
     line = [ln for ln in text.splitlines() if "your hand:" in ln][-1]
     items = [t for t in line.split("your hand:")[1].split() if not t.endswith(":")]  # "S: A K" / "Y: 10 3"
     assert len(items) == len(hand) > 0, line

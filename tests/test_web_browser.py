@@ -194,7 +194,7 @@ def test_play_a_whole_game_of_every_other_game_by_clicking(tmp_path, game):
         clicks = click_moves(page, random.Random(11), 3000, stop=note_bids)
         summary = page.inner_text("[data-testid=game-over]")
         assert "win" in summary, summary
-        assert clicks > 10 and bids  # the others' bids were on the table
+        assert clicks >= 2 and bids  # a bid and a card at least (one Oh Hell deal may be short); the others' bids shown
         with page.expect_download() as download:
             page.click("#download-record")
         saved = tmp_path / "game.jsonl"

@@ -20,7 +20,7 @@ from redbeard_web import levels as L  # noqa: E402
 from redbeard_web.app import create_app  # noqa: E402
 from redbeard_web.bots import check_bot_spec  # noqa: E402
 from redbeard_web.ready import Readiness, warm_up  # noqa: E402
-from redbeard_web.review import review  # noqa: E402
+from redbeard_web.review import ReviewJob, review  # noqa: E402
 from redbeard_web.session import BotPool, GameSession, parse_new_game  # noqa: E402
 from redbeard_web.store import GameStore  # noqa: E402
 
@@ -208,8 +208,9 @@ def test_the_review_sees_only_your_observation_then(bots):
             return np.where(mask > 0, np.arange(mask.shape[1])[None, :] * 1.0, -np.inf)
 
     class SpyPool:
-        def get(self, spec, game=None):
+        def get(self, spec, game=None, role="play"):
             import threading
+            assert role == "hint"  # a review never uses a bot playing in a game
             return Spy(), threading.Lock()
 
     s.bots = SpyPool()
@@ -221,6 +222,47 @@ def test_the_review_sees_only_your_observation_then(bots):
     mid = seen["mid"]
     assert not mid["finished"] and mid["moves"] < len(s.recorder.actions)
     assert mid["entries"] and all(e["round"] == 1 for e in mid["entries"])
+
+
+def test_a_review_stops_at_its_time(bots):
+    """A slow bot is stopped between decisions once the review's time is up (TimeUp, a
+    503 at the route), instead of thinking on for a client that was already answered."""
+    import threading
+    import time
+
+    from redbeard_web.review import CHUNK, TimeUp
+
+    opts = parse_new_game({"game": GAMES[0], "seed": 3, "opponents": "heuristic", "overrides": {"start_score": 4}})
+    s = GameSession("x", opts["rules"], 4, 0, opts["agents"], 3, bots)
+    s.run_bots()
+    rng = np.random.default_rng(1)
+    while not s.finished:
+        s.act(str(rng.choice(s.legal_names())))
+
+    class Slow:
+        value_units = "points"
+        calls = 0
+
+        def action_values(self, obs, mask):
+            Slow.calls += 1
+            time.sleep(0.05)
+            return np.where(mask > 0, 0.0, -np.inf)
+
+    class SlowPool:
+        def check(self, spec, game=None):
+            return spec
+
+        def get(self, spec, game=None, role="play"):
+            return Slow(), threading.Lock()
+
+    s.bots = SlowPool()
+    job = ReviewJob(s, "slow")
+    assert len(job.rows) > 3 * CHUNK  # enough decisions that a whole review takes longer
+    with pytest.raises(TimeUp, match="took too long"):
+        job.run(seconds=0.01)
+    assert Slow.calls == 1  # one chunk, then the clock said stop
+    assert len(ReviewJob(s, "slow").run(seconds=60)["entries"]) == 0  # all ties: nothing to review
+    assert Slow.calls == 1 + -(-len(job.rows) // CHUNK)
 
 
 def test_review_errors(client):

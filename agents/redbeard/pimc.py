@@ -48,7 +48,7 @@ from redbeard_env.redbeard.vector import VectorEnv
 from redbeard_env.redbeard.vector_kernels import GAME
 
 from . import playout_kernels as PK
-from ..base import Agent, check_finite, check_masks
+from ..base import Agent, check_finite, check_masks, cost_number
 from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
 from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, HeuristicAgent, score_utility
 from ..registry import make_agent
@@ -279,6 +279,12 @@ class PimcAgent(Agent):
         self.rules = rules if rules is None else make_rules(rules)  # ValueError for bad rules
         self.decisions = 0  # searched decisions (for cost reports)
         self._engines: OrderedDict = OrderedDict()  # (rules, players, slots) -> VectorEnv
+
+    @staticmethod
+    def search_cost(samples=16, max_actions=4, **_) -> float:
+        """Playouts a searched decision costs at most: ``samples x`` candidates (the rollout
+        bot's own cost multiplies it; see :mod:`agents.base`)."""
+        return cost_number(samples) * min(cost_number(max_actions), NUM_ACTIONS)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(self.seed if seed is None else seed)

@@ -17,8 +17,10 @@ row in the cache until its round ends. Both give the same results (a playout hal
 round's scoring, before any deal its result could depend on, so the order in which
 playouts use the engine's generator does not matter; ``tests/test_pimc.py`` compares them).
 
-Its compiled code joins the engine's and the heuristic's files, so its on-disk cache is
-stamped with all three (:func:`redbeard_env.jit_cache.cache_with`).
+Its compiled code joins the engine's and the heuristic's, so its on-disk cache is stamped
+with every file of theirs it calls, directly or not (:func:`redbeard_env.jit_cache.cache_with`):
+the engine's kernel modules (``vector_kernels.KERNEL_MODULES``, which the heuristic's
+scoring also comes from) and the heuristic's.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from redbeard_env.jit_cache import cache_with
 
 from . import heuristic_kernels as HK
 
-_CACHED = cache_with(__file__, VK, HK)
+_CACHED = cache_with(__file__, VK, *VK.KERNEL_MODULES, HK)
 DONE_PH = VK.DONE_PH
 NUM_ACTIONS = VK.NUM_ACTIONS
 

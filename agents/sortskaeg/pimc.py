@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.sortskaeg.cards import CARD_COLOUR, NUM_ACTIONS, NUM_CARDS, NO_COLOUR, YELLOW
+from redbeard_env.sortskaeg.cards import CARD_COLOUR, MAX_BID, NUM_ACTIONS, NUM_CARDS, NO_COLOUR, YELLOW
 from redbeard_env.sortskaeg.observation import RULE_SCALE, ROUND_SCALE
 from redbeard_env.sortskaeg.rules import Rules, make_rules
 from redbeard_env.sortskaeg.vector import BID, PLAY, VectorEnv
 
-from ..base import Agent, check_finite, check_masks
+from ..base import Agent, check_finite, check_masks, cost_number
 from ..registry import make_agent
 from .decode import PHASE, SObs, decode_batch
 
@@ -133,6 +133,12 @@ class SortskaegPIMC(Agent):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.decisions = 0  # decisions searched (tournaments report ms per searched decision)
+
+    @staticmethod
+    def search_cost(samples=16, **_) -> float:
+        """Playouts a searched decision costs at most: ``samples x`` candidates (at most
+        the MAX_BID + 1 bids; the rollout bot's own cost multiplies it; see :mod:`agents.base`)."""
+        return cost_number(samples) * (MAX_BID + 1)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(self.seed if seed is None else seed)

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..common import parse_literal, parse_overrides, replace_fields  # noqa: F401 (re-exported)
+from ..common import shown as _shown
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 7
 HAND_SIZE = 6
@@ -191,7 +192,7 @@ def _allowed_text(name: str) -> str:
     if name in BOOL_FIELDS:
         return "True or False"
     if name == "eliminate_at":
-        return "None or an int >= 1"
+        return f"None or an int in 1..{SCORE_LIMIT}"
     if name == "players":
         return f"a pair (lowest, highest) within {MIN_PLAYERS}..{MAX_PLAYERS}"
     raise KeyError(name)
@@ -213,8 +214,8 @@ def validate(rules: Rules) -> Rules:
             ok = _is_int(value) and lo <= value and (hi is None or value <= hi)
         elif name in BOOL_FIELDS:
             ok = isinstance(value, bool)
-        elif name == "eliminate_at":
-            ok = value is None or (_is_int(value) and value >= 1)
+        elif name == "eliminate_at":  # within the batch engine's int32 scores, like start scores
+            ok = value is None or (_is_int(value) and 1 <= value <= SCORE_LIMIT)
         elif name == "players":
             ok = (
                 isinstance(value, tuple)
@@ -226,7 +227,7 @@ def validate(rules: Rules) -> Rules:
             raise AssertionError(f"field {name} has no validation")
         if not ok:
             raise ValueError(
-                f"Rules field {name!r} got {value!r}; allowed: {_allowed_text(name)}"
+                f"Rules field {name!r} got {_shown(value)}; allowed: {_allowed_text(name)}"
             )
     if rules.max_bid < rules.min_bid:
         raise ValueError(

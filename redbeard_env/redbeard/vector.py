@@ -99,12 +99,13 @@ Training loop (one policy for all seats; the observation is relative to the acti
 
 Implementation notes
     This module holds the state and the public API. The rules, the observation encoder and
-    the mask are compiled with numba in :mod:`~redbeard_env.redbeard.vector_kernels` (one function
-    per phase, written for one game like the reference engine; the drivers loop over the
-    games, and a game's next observation and mask are written right after its transition,
-    while its state is in cache); :mod:`~redbeard_env.redbeard.vector_bridge` converts to and from
-    ``game.Game`` and :mod:`~redbeard_env.redbeard.vector_tables` holds the codes and bit helpers.
-    The first use compiles the kernels (about 20 s) into numba's on-disk cache; later
+    the mask are compiled with numba in the ``vector_*`` kernel modules (one function per
+    phase, written for one game like the reference engine, one module a phase; the drivers
+    of :mod:`~redbeard_env.redbeard.vector_kernels` loop over the games, and a game's next
+    observation and mask are written right after its transition, while its state is in
+    cache); :mod:`~redbeard_env.redbeard.vector_bridge` converts to and from ``game.Game``
+    and :mod:`~redbeard_env.redbeard.vector_tables` holds the codes and bit helpers. The
+    first use compiles the kernels (about 20 s) into numba's on-disk cache; later
     processes load them (about a second). State lives in compact arrays: int8 codes,
     bool flags, int32 scores, uint64 bitmasks for the card sets (hands, seen, played,
     trick, thrown), one int8 [B, 9, 8] array for the per-seat values (rows ``C_*``, seats
@@ -158,7 +159,7 @@ class VectorEnv:
 
     # ------------------------------------------------------------------ state
     def _alloc(self) -> None:
-        """The state: one record per game (``vector_kernels.GAME``) in one byte buffer,
+        """The state: one record per game (``vector_state.GAME``) in one byte buffer,
         ``_raw``; the attributes below are views of its fields (seats cut to n)."""
         B, n = self.num_envs, self.num_players
         self._raw = np.zeros((B, K.GAME.itemsize), np.uint8)
@@ -182,7 +183,7 @@ class VectorEnv:
         self.trick_best = self._trick[:, 2]
         self.trick_win = self._trick[:, 3]
         self.trick_first = self._trick[:, 4]
-        # the per-seat values, one row each (C_* of vector_kernels); flags as bool views
+        # the per-seat values, one row each (C_* of vector_state); flags as bool views
         self._per_seat = G["per_seat"]
         sb = self._per_seat.view(np.bool_)
         self.active = sb[:, C_ACTIVE, :n]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import NUM_CARDS
-from .vector_kernels import (  # noqa: F401  (re-exported)
+from .vector_state import (  # noqa: F401  (re-exported)
     ASK_PH,
     BID_PH,
     C_ACTIVE,

@@ -91,14 +91,11 @@ def format_cards(cards: Iterable[int]) -> str:
 def trick_winner(cards: Sequence[int]) -> int:
     """Index (in play order) of the card that wins a complete trick, in the sheet's order:
     (1) a led joker wins at once; (2) else the highest yellow card if any yellow was
-    played; (3) else the highest card of the led colour. A joker not led never wins."""
-    if cards[0] >= 40:
-        return 0
-    yellow = [i for i, c in enumerate(cards) if colour_of(c) == YELLOW]
-    if yellow:
-        return max(yellow, key=lambda i: cards[i])
-    led = colour_of(cards[0])
-    return max((i for i, c in enumerate(cards) if colour_of(c) == led), key=lambda i: cards[i])
+    played; (3) else the highest card of the led colour. A joker not led never wins.
+    (The family's rule, :meth:`~.family.Family.trick_winner`, with yellow trumps.)"""
+    from .rules import PRESETS
+
+    return PRESETS["sortskaeg"].family.trick_winner(cards, YELLOW)
 
 
 _ACTION_IDS = {f"bid:{k}": BID0 + k for k in range(MAX_BID + 1)}
@@ -126,3 +123,8 @@ def action_id(name: str) -> int:
     if key in _ACTION_IDS:
         return _ACTION_IDS[key]
     raise ValueError(f"unknown action name {name!r}; allowed: play:<card> (e.g. play:Y10), discard:<card>, bid:0..bid:7")
+
+
+def deck_text(rules=None) -> str:
+    """The deck in words (every card id is in Sortskæg's deck)."""
+    return f"{NUM_CARDS} cards: {NUM_COLOURS} colours x values 1..{NUM_VALUES} and {NUM_JOKERS} jokers"

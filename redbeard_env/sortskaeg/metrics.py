@@ -35,6 +35,10 @@ SIZES = MAX_BID + 1  # bids and tricks 0..7, hand sizes 1..7 (index 0 unused)
 
 @dataclass
 class Records:
+    """Sortskæg's metrics; a game of the family with larger hands sets ``SIZES`` (bids,
+    tricks and hand sizes 0..SIZES-1)."""
+
+    SIZES = SIZES
     num_players: int
     specs: list[str]
     rules: Any = None  # the tournament's Rules (not needed: every round's facts are in its events)
@@ -45,8 +49,8 @@ class Records:
 
     def __post_init__(self):
         for s in self.specs:
-            self.calib[s] = np.zeros((SIZES, SIZES), np.int64)
-            self.by_size[s] = np.zeros((SIZES, 2), np.int64)
+            self.calib[s] = np.zeros((self.SIZES, self.SIZES), np.int64)
+            self.by_size[s] = np.zeros((self.SIZES, 2), np.int64)
 
     # ------------------------------------------------------------ the tournament's protocol
     def begin(self, slots: int, scores: np.ndarray) -> None:
@@ -85,7 +89,7 @@ class Records:
         merge_counts(self, part, ("calib", "by_size"))
 
     def agent_metrics(self, spec: str, rows: list[dict], mode: str) -> dict:
-        calib, by_size = self.calib[spec], self.by_size[spec]
+        calib, by_size, SIZES = self.calib[spec], self.by_size[spec], self.SIZES
         rounds = int(calib.sum())
         bid = np.arange(SIZES)[:, None]
         diff = np.arange(SIZES)[None, :] - bid
@@ -109,16 +113,18 @@ class Records:
     COLUMNS = [("exact", 7, "exact_rate", ".3f"), ("bid_err", 8, "bid_error", ".2f"), ("bias", 7, "bid_bias", "+.2f"),
                ("score", 8, "mean_final_score", ".1f")]
 
-    @staticmethod
-    def table_notes(agents: dict) -> list[str]:
-        return ["exact bids by hand size 1..7: " + "; ".join(
+    @classmethod
+    def table_notes(cls, agents: dict) -> list[str]:
+        SIZES = cls.SIZES
+        return [f"exact bids by hand size 1..{SIZES - 1}: " + "; ".join(
             f"{name[-16:]} " + " ".join("-" if a["exact_by_hand_size"][str(h)] is None else f"{a['exact_by_hand_size'][str(h)]:.2f}"
                                         for h in range(1, SIZES))
             for name, a in agents.items())]
 
-    @staticmethod
-    def success_plot(agents: dict) -> dict:
+    @classmethod
+    def success_plot(cls, agents: dict) -> dict:
         """Exact bids by hand size, per agent (and the calibration's row labels)."""
+        SIZES = cls.SIZES
         series = {a: {h: m["exact_by_hand_size"][str(h)] for h in range(1, SIZES)} for a, m in agents.items()}
         return {"series": series, "xlabel": "hand size", "ylabel": "exact-bid rate", "file": "exact_by_hand_size",
                 "xticks": None, "bid_labels": [str(k) for k in range(SIZES)]}
@@ -128,9 +134,10 @@ class Records:
     def research_experiments(sheet: str, best: str) -> list[dict]:
         return []
 
-    @staticmethod
-    def research_sections(tables: list[dict], experiments: list[dict]) -> list[str]:
+    @classmethod
+    def research_sections(cls, tables: list[dict], experiments: list[dict]) -> list[str]:
         """Sortskæg's section: exact bids by hand size, per agent, with the rounds behind them."""
+        SIZES = cls.SIZES
         lines = ["Exact bids by hand size (rounds):", "",
                  "| sheet | agent | " + " | ".join(str(h) for h in range(1, SIZES)) + " | mean bid |",
                  "|---|---|" + "---:|" * SIZES]

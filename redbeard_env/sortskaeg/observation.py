@@ -39,16 +39,17 @@ trick_winning  6     per position: holds the winning card of the current trick
 voids          24    per position x colour (R G B Y): shown void by not following
 =============  ====  =================================================================
 
-Per-position blocks are laid out position-major (``block[pos * k + j]``).
+Per-position blocks are laid out position-major (``block[pos * k + j]``). The encoder is the
+family's (:class:`~.layout.Layout`, shared with Oh Hell); this module is Sortskæg's layout.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..common import block_layout, constant_blocks
-from .cards import JOKERS, MAX_BID, NUM_CARDS, NUM_COLOURS, trick_winner
+from .cards import JOKERS, MAX_BID, NUM_CARDS, NUM_COLOURS
 from .game import PHASE_NAMES
+from .layout import Layout
 from .rules import MAX_HAND, MAX_PLAYERS, MIN_PLAYERS, Rules
 
 POSITIONS = MAX_PLAYERS  # relative positions in the per-position blocks (padded to 6)
@@ -84,8 +85,6 @@ OBS_BLOCKS: dict[str, int] = {
     "trick_winning": POSITIONS,
     "voids": POSITIONS * NUM_COLOURS,
 }
-OBS_SLICES, OFF, OBS_SIZE = block_layout(OBS_BLOCKS)
-assert OBS_SIZE == 671, OBS_SIZE  # the documented layout; change both together
 
 
 def rules_vector(rules: Rules) -> np.ndarray:
@@ -99,51 +98,18 @@ def rules_vector(rules: Rules) -> np.ndarray:
     return np.clip(vec, OBS_LOW, OBS_HIGH)
 
 
+LAYOUT = Layout(tuple(OBS_BLOCKS.items()), cards=NUM_CARDS, colours=NUM_COLOURS, jokers=JOKERS, positions=POSITIONS,
+                min_players=MIN_PLAYERS, max_bid=MAX_BID, max_hand=MAX_HAND, rules_vector=rules_vector,
+                round_scale=ROUND_SCALE, score_scale=SCORE_SCALE, gap_scale=GAP_SCALE, low=OBS_LOW, high=OBS_HIGH)
+OBS_SLICES, OFF, OBS_SIZE = LAYOUT.slices, LAYOUT.off, LAYOUT.size
+assert OBS_SIZE == 671, OBS_SIZE  # the documented layout; change both together
+
+
 def static_prefix(rules: Rules, num_players: int) -> np.ndarray:
     """The part of the vector that never changes in a game (num_players and rules)."""
-    return constant_blocks(OBS_SIZE, OBS_SLICES, num_players - MIN_PLAYERS, rules_vector(rules))
+    return LAYOUT.static_prefix(rules, num_players)
 
 
 def encode(game, observer: int, prefix: np.ndarray | None = None) -> np.ndarray:
     """The observation of seat ``observer`` in a reference-engine game."""
-    g = game
-    n, R = g.num_players, g.rules.num_rounds
-    obs = static_prefix(g.rules, n) if prefix is None else prefix.copy()
-    obs[OFF["phase"] + PHASE_NAMES.index(g.phase)] = 1.0
-    obs[OFF["progress"]] = g.round / ROUND_SCALE
-    obs[OFF["progress"] + 1] = max(R - g.round - 1, 0) / ROUND_SCALE
-    obs[OFF["progress"] + 2] = g.tricks_done / MAX_HAND
-    if not g.game_over:
-        obs[OFF["hand_size"] + g.hand_size - 1] = 1.0
-    for name, cards in (("hand", g.hands[observer]), ("played", g.played), ("trick", [c for _, c in g.trick]),
-                        ("seen_game", g.seen_game), ("discarded", g.discarded[observer])):
-        if cards:
-            obs[[OFF[name] + c for c in cards]] = 1.0
-    obs[OFF["led"] + g.led_colour + 1] = 1.0
-    visible = g.hands[observer] | g.played | {c for _, c in g.trick}
-    obs[OFF["jokers_seen"] + sum(j in visible for j in JOKERS)] = 1.0
-    best = max(g.scores)
-    trick_seats = {s for s, _ in g.trick}
-    for seat in range(n):
-        pos = (seat - observer) % n
-        if g.took_back[seat]:
-            obs[[OFF["took_back"] + pos * NUM_CARDS + c for c in g.took_back[seat]]] = 1.0
-        obs[OFF["score"] + pos] = min(max(g.scores[seat] / SCORE_SCALE, OBS_LOW), OBS_HIGH)
-        obs[OFF["score_gap"] + pos] = max((g.scores[seat] - best) / GAP_SCALE, OBS_LOW)
-        bid = g.bids[seat] if g.bids else None
-        obs[OFF["bid"] + pos * (MAX_BID + 2) + (0 if bid is None else bid + 1)] = 1.0
-        tricks = g.tricks[seat] if g.tricks else 0
-        obs[OFF["tricks"] + pos * (MAX_HAND + 1) + tricks] = 1.0
-        if bid is not None:
-            obs[OFF["need"] + pos] = (bid - tricks) / MAX_HAND
-        if seat in trick_seats:
-            obs[OFF["trick_played"] + pos] = 1.0
-        for colour in range(NUM_COLOURS):
-            if g.voids and g.voids[seat][colour]:
-                obs[OFF["voids"] + pos * NUM_COLOURS + colour] = 1.0
-    winning = g.trick[trick_winner([c for _, c in g.trick])][0] if g.trick else -1
-    for name, seat in (("dealer", g.dealer), ("acting", g.to_act), ("leader", g.leader if g.phase == "play" else -1),
-                       ("trick_winning", winning)):
-        if seat >= 0:
-            obs[OFF[name] + (seat - observer) % n] = 1.0
-    return obs
+    return LAYOUT.encode(game, observer, prefix)

@@ -13,7 +13,10 @@
      "scores": [...final...], "winners": [1], "rounds_played": 13, "meta": {...free...}}
 
 A deal's hands are all the game needs of it: the cards not dealt lie aside unseen, and under
-``carry`` a later deal comes from the game's own cards, which the hands name.
+``carry`` a later deal comes from the game's own cards, which the hands name. A game of the
+family that turns a trump card (Oh Hell) records it with the deal (``"trump_card": "QH"``).
+:class:`FamilyRecords` holds this for every game of the family; a game's records module binds
+it to its name and ``Recorder``.
 :class:`Recorder` follows a live reference-engine game (:mod:`redbeard_env.sortskaeg.game`)
 and builds its record; :func:`replay` plays a record and checks that it gives the identical
 game (same deals, rounds, scores and winners).
@@ -26,12 +29,12 @@ from typing import Any, Sequence
 from ..common import is_int
 from ..records import RecorderBase, apply_action, check_cards, check_common, fail, finish_replay, start_game
 from . import game as G
-from .cards import NUM_CARDS, action_id, action_name, card_name, parse_card
-from .rules import Rules, deals_fresh
+from .family import deck_for
 
 KEYS = ("winners", "rounds_played")  # besides the shared ones
 
-__all__ = ["Recorder", "check_structure", "replay", "start_replay", "apply_recorded", "validate", "deck_of"]
+__all__ = ["Recorder", "FamilyRecords", "check_structure", "replay", "start_replay", "apply_recorded", "validate",
+           "deck_of"]
 
 
 class Recorder(RecorderBase):
@@ -50,8 +53,11 @@ class Recorder(RecorderBase):
 
     def _note_deal(self) -> None:
         g = self.game
-        self.deals.append({"round": int(g.round), "dealer": int(g.dealer),
-                           "hands": [[card_name(c) for c in sorted(h)] for h in g.hands]})
+        name = g.fam.cards.card_name
+        deal = {"round": int(g.round), "dealer": int(g.dealer), "hands": [[name(c) for c in sorted(h)] for h in g.hands]}
+        if g.fam.turned:
+            deal["trump_card"] = name(g.trump_card)
+        self.deals.append(deal)
 
     def apply(self, action: int) -> list[tuple]:
         """Apply the acting seat's action (``ValueError`` and nothing recorded if it is
@@ -59,14 +65,14 @@ class Recorder(RecorderBase):
         g = self.game
         seat, phase, round_before, dealer = g.to_act, g.phase, g.round, g.dealer
         G.apply_action(g, action)
-        self.actions.append([int(seat), action_name(int(action), phase)])
+        self.actions.append([int(seat), g.fam.cards.action_name(int(action), phase)])
         for event in g.events:
             if event[0] == "round_end":
                 _, number, size, bids, tricks, deltas = event
                 self.rounds.append({"round": int(number), "dealer": int(dealer), "hand_size": int(size),
                                     "bids": [int(b) for b in bids], "tricks": [int(t) for t in tricks],
                                     "points": [int(d) for d in deltas], "scores": [int(x) for x in g.scores]})
-        if g.round != round_before and not g.game_over and g.phase == "bid" and deals_fresh(g.rules, g.round):
+        if g.round != round_before and not g.game_over and g.phase == "bid" and g.fam.deals_fresh(g.round):
             self._note_deal()
         return list(g.events)
 
@@ -74,79 +80,113 @@ class Recorder(RecorderBase):
         return {"winners": [int(w) for w in self.game.winners], "rounds_played": int(self.game.round)}
 
 
-def deck_of(deal: dict, num_players: int) -> list[int]:
-    """A deck (top first) that deals a recorded deal's hands: the hands in dealing order
-    (clockwise from the dealer's left), then the cards nobody got."""
-    n, dealer = num_players, deal["dealer"]
-    deck: list[int] = []
-    for k in range(1, n + 1):
-        deck += sorted(parse_card(c) for c in deal["hands"][(dealer + k) % n])
-    dealt = set(deck)
-    return deck + [c for c in range(NUM_CARDS) if c not in dealt]
+def deck_of(deal: dict, num_players: int, rules: Any = None) -> list[int]:
+    """A deck row (top first) that deals a recorded deal's hands: the hands in dealing order,
+    the turned card, then the cards nobody got (default rules: Sortskæg's)."""
+    fam = (rules if rules is not None else _default_rules()).family
+    parse = fam.cards.parse_card
+    hands = [sorted(parse(c) for c in hand) for hand in deal["hands"]]
+    turned = parse(deal["trump_card"]) if "trump_card" in deal else -1
+    return deck_for(fam, hands, deal["dealer"], turned)
 
 
-def check_structure(record: Any) -> Rules:
-    """Check a record's fields and types (not yet the game itself); return its Rules."""
-    from . import GAME
+def _default_rules():
+    from .rules import PRESETS
 
-    rules = check_common(record, GAME, KEYS)
-    n = record["players"]
-    winners = record["winners"]
-    if not isinstance(winners, list) or not winners or not all(is_int(w) and 0 <= w < n for w in winners):
-        fail("winners", f"must be a non-empty list of seats 0..{n - 1}, got {winners!r:.60}")
-    if not is_int(record["rounds_played"]) or record["rounds_played"] < 0:
-        fail("rounds_played", f"must be an int >= 0, got {record['rounds_played']!r:.40}")
-    for i, deal in enumerate(record["deals"]):
-        where = f"deals[{i}]"
-        if not isinstance(deal, dict) or sorted(deal) != ["dealer", "hands", "round"]:
-            fail(where, "must be an object with round, dealer, hands")
-        if not is_int(deal["dealer"]) or not 0 <= deal["dealer"] < n:
-            fail(f"{where}.dealer", f"must be a seat 0..{n - 1}, got {deal['dealer']!r:.40}")
-        if not is_int(deal["round"]) or not 0 <= deal["round"] < rules.num_rounds:
-            fail(f"{where}.round", f"must be a round 0..{rules.num_rounds - 1}, got {deal['round']!r:.40}")
+    return PRESETS["sortskaeg"]
+
+
+class FamilyRecords:
+    """The records functions of a game of the family: ``FamilyRecords(game_name, Recorder)``."""
+
+    def __init__(self, game_name: str, recorder: type):
+        self.game_name, self.recorder = game_name, recorder
+
+    def check_structure(self, record: Any):
+        """Check a record's fields and types (not yet the game itself); return its Rules."""
+        from ..registry import game_named
+
+        rules = check_common(record, game_named(self.game_name), KEYS)
+        fam = rules.family
+        n = record["players"]
+        winners = record["winners"]
+        if not isinstance(winners, list) or not winners or not all(is_int(w) and 0 <= w < n for w in winners):
+            fail("winners", f"must be a non-empty list of seats 0..{n - 1}, got {winners!r:.60}")
+        if not is_int(record["rounds_played"]) or record["rounds_played"] < 0:
+            fail("rounds_played", f"must be an int >= 0, got {record['rounds_played']!r:.40}")
+        keys = sorted(["dealer", "hands", "round"] + (["trump_card"] if fam.turned else []))
+        for i, deal in enumerate(record["deals"]):
+            where = f"deals[{i}]"
+            if not isinstance(deal, dict) or sorted(deal) != keys:
+                fail(where, f"must be an object with {', '.join(keys)}")
+            if not is_int(deal["dealer"]) or not 0 <= deal["dealer"] < n:
+                fail(f"{where}.dealer", f"must be a seat 0..{n - 1}, got {deal['dealer']!r:.40}")
+            if not is_int(deal["round"]) or not 0 <= deal["round"] < fam.num_rounds:
+                fail(f"{where}.round", f"must be a round 0..{fam.num_rounds - 1}, got {deal['round']!r:.40}")
+            self._check_hands(deal, where, n, fam)
+        return rules
+
+    @staticmethod
+    def _check_hands(deal: dict, where: str, n: int, fam) -> None:
         hands = deal["hands"]
         if not isinstance(hands, list) or len(hands) != n:
             fail(f"{where}.hands", f"must hold one list per seat ({n})")
-        size = rules.hand_sizes[deal["round"]]
+        size = fam.hand_sizes[deal["round"]]
+        if size == 0:  # drawn at the deal: the hands say which
+            size = len(hands[0]) if isinstance(hands[0], list) else 0
+            if not 1 <= size <= fam.max_drawn(n):
+                fail(f"{where}.hands", f"a drawn hand size is 1..{fam.max_drawn(n)}, got {size}")
         cards: list[int] = []
         for s, hand in enumerate(hands):
-            ids = check_cards(hand, f"{where}.hands[{s}]", parse_card)
+            ids = check_cards(hand, f"{where}.hands[{s}]", fam.cards.parse_card)
             if len(ids) != size:
                 fail(f"{where}.hands[{s}]", f"round {deal['round']} deals {size} cards, got {len(ids)}")
             cards += ids
+        if fam.turned:
+            cards += check_cards([deal["trump_card"]], f"{where}.trump_card", fam.cards.parse_card)
         if len(set(cards)) != len(cards):
             fail(where, "a card is dealt twice")
-    return rules
+        if not set(cards) <= fam.in_play:
+            fail(where, "a card is not in the deck of these rules")
+
+    def start_replay(self, record: dict) -> tuple[G.Game, Recorder]:
+        """A fresh reference game set up from a structurally checked record (no action yet),
+        with a Recorder following it. Deals come only from the record."""
+        rules = self.check_structure(record)
+        return start_game(record, self.check_structure, lambda deal, n: deck_of(deal, n, rules), G.new_game,
+                          self.recorder)
+
+    @staticmethod
+    def apply_recorded(recorder: Recorder, record: dict, index: int) -> None:
+        """Apply ``record["actions"][index]``, checking it is the acting seat's, legal, and a
+        discard exactly in the discard phase (card ids play or discard by phase)."""
+        name = record["actions"][index][1]
+        action = recorder.game.fam.cards.action_id(name)
+        if (recorder.game.phase == "discard") != name.startswith("discard:") and not recorder.game.game_over:
+            fail(f"actions[{index}]", f"{name!r} is not a {recorder.game.phase} action")
+        apply_action(recorder, record, index, action)
+
+    def replay(self, record: dict) -> G.Game:
+        """Play a record on the reference engine and check it is the identical game; return
+        the finished game. ``ValueError`` names the first field or action that disagrees."""
+        game, recorder = self.start_replay(record)
+        for i in range(len(record["actions"])):
+            self.apply_recorded(recorder, record, i)
+        cards = game.fam.cards
+        deals = [dict(d, hands=[[cards.card_name(c) for c in sorted(map(cards.parse_card, h))] for h in d["hands"]],
+                      **({"trump_card": cards.card_name(cards.parse_card(d["trump_card"]))} if "trump_card" in d else {}))
+                 for d in record["deals"]]
+        return finish_replay(game, recorder, record, deals, ("deals", "rounds", "scores", "winners", "rounds_played"))
+
+    def validate(self, record: Any) -> dict:
+        """Check a record completely (fields, then an exact replay); return it."""
+        self.replay(record)
+        return record
 
 
-def start_replay(record: dict) -> tuple[G.Game, Recorder]:
-    """A fresh reference game set up from a structurally checked record (no action yet),
-    with a Recorder following it. Deals come only from the record."""
-    return start_game(record, check_structure, deck_of, G.new_game, Recorder)
-
-
-def apply_recorded(recorder: Recorder, record: dict, index: int) -> None:
-    """Apply ``record["actions"][index]``, checking it is the acting seat's, legal, and a
-    discard exactly in the discard phase (card ids play or discard by phase)."""
-    name = record["actions"][index][1]
-    action = action_id(name)
-    if (recorder.game.phase == "discard") != name.startswith("discard:") and not recorder.game.game_over:
-        fail(f"actions[{index}]", f"{name!r} is not a {recorder.game.phase} action")
-    apply_action(recorder, record, index, action)
-
-
-def replay(record: dict) -> G.Game:
-    """Play a record on the reference engine and check it is the identical game; return
-    the finished game. ``ValueError`` names the first field or action that disagrees."""
-    game, recorder = start_replay(record)
-    for i in range(len(record["actions"])):
-        apply_recorded(recorder, record, i)
-    deals = [dict(d, hands=[[card_name(c) for c in sorted(map(parse_card, h))] for h in d["hands"]])
-             for d in record["deals"]]
-    return finish_replay(game, recorder, record, deals, ("deals", "rounds", "scores", "winners", "rounds_played"))
-
-
-def validate(record: Any) -> dict:
-    """Check a record completely (fields, then an exact replay); return it."""
-    replay(record)
-    return record
+_RECORDS = FamilyRecords("sortskaeg", Recorder)
+check_structure = _RECORDS.check_structure
+start_replay = _RECORDS.start_replay
+apply_recorded = _RECORDS.apply_recorded
+replay = _RECORDS.replay
+validate = _RECORDS.validate

@@ -29,11 +29,14 @@ deal from the game's cards).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..common import replace_fields
-from .cards import MAX_BID, NUM_CARDS
+from ..common import replace_fields, shown
+from . import cards as _cards
+from .cards import COLOURS, MAX_BID, NUM_CARDS, NUM_JOKERS, NUM_VALUES, YELLOW
+from .family import Family
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 MAX_HAND = MAX_BID  # 7
@@ -72,6 +75,11 @@ class Rules:
     def num_rounds(self) -> int:
         return len(self.hand_sizes)
 
+    @property
+    def family(self) -> Family:
+        """These rules as the family engine reads them (:mod:`~.family`)."""
+        return family_of(self)
+
     def replace(self, **overrides: Any) -> "Rules":
         """A validated copy with some fields changed."""
         return make_rules(self, **overrides)
@@ -89,26 +97,26 @@ def validate(rules: Rules) -> Rules:
     """Check every field; raise ``ValueError`` naming the field and the allowed values."""
     for name, allowed in CHOICES.items():
         if getattr(rules, name) not in allowed:
-            raise ValueError(f"Rules field {name!r} got {getattr(rules, name)!r}; allowed: {' | '.join(map(repr, allowed))}")
+            raise ValueError(f"Rules field {name!r} got {shown(getattr(rules, name))}; allowed: {' | '.join(map(repr, allowed))}")
     for name in BOOL_FIELDS:
         if not isinstance(getattr(rules, name), bool):
-            raise ValueError(f"Rules field {name!r} got {getattr(rules, name)!r}; allowed: True or False")
+            raise ValueError(f"Rules field {name!r} got {shown(getattr(rules, name))}; allowed: True or False")
     for name, (lo, hi) in INT_RANGES.items():
         value = getattr(rules, name)
         if not _is_int(value) or not lo <= value <= hi:
-            raise ValueError(f"Rules field {name!r} got {value!r}; allowed: an int in {lo}..{hi}")
+            raise ValueError(f"Rules field {name!r} got {shown(value)}; allowed: an int in {lo}..{hi}")
     sizes = rules.hand_sizes
     if (not isinstance(sizes, tuple) or not 1 <= len(sizes) <= MAX_ROUNDS
             or not all(_is_int(h) and 1 <= h <= MAX_HAND for h in sizes)):
-        raise ValueError(f"Rules field 'hand_sizes' got {sizes!r}; allowed: a tuple of 1..{MAX_ROUNDS} "
+        raise ValueError(f"Rules field 'hand_sizes' got {shown(sizes)}; allowed: a tuple of 1..{MAX_ROUNDS} "
                          f"hand sizes, each an int in 1..{MAX_HAND}")
     if rules.deal == "carry":
         if sizes[0] != max(sizes):
-            raise ValueError(f"Rules field 'hand_sizes' got {sizes!r}: under deal='carry' the first round "
+            raise ValueError(f"Rules field 'hand_sizes' got {shown(sizes)}: under deal='carry' the first round "
                              f"must be the largest (its cards are all the game's cards)")
         for r in range(1, len(sizes)):
             if sizes[r] < sizes[r - 1] - 1:
-                raise ValueError(f"Rules field 'hand_sizes' got {sizes!r}: under deal='carry' a round may be at "
+                raise ValueError(f"Rules field 'hand_sizes' got {shown(sizes)}: under deal='carry' a round may be at "
                                  f"most one card smaller than the one before (round {r}: {sizes[r - 1]} -> {sizes[r]})")
     return rules
 
@@ -129,22 +137,31 @@ def check_num_players(num_players: Any, rules: Rules) -> int:
     return int(num_players)
 
 
+@functools.lru_cache(maxsize=256)
+def family_of(rules: Rules) -> Family:
+    """Sortskæg in the family (:class:`~.family.Family`): 42 cards (four colours of values
+    1..10 and two jokers), yellow trumps, hands dealt in blocks from the dealer's left."""
+    return Family(colours=COLOURS, colour_size=NUM_VALUES, jokers=NUM_JOKERS, hand_sizes=rules.hand_sizes,
+                  colours_in_play=len(COLOURS), values_in_play=NUM_VALUES, deal=rules.deal, deal_order="blocks",
+                  trumps="fixed", trump_colour=YELLOW, dealer_hook=rules.dealer_hook, exact_first=rules.exact_first,
+                  exact_each=rules.exact_each, zero_bid=rules.zero_bid, miss_each=rules.miss_each, miss_trick=0,
+                  deck_parts=1, cards=_cards)
+
+
 def round_score(bid: int, tricks: int, rules: Rules) -> int:
     """Points of one player for one round: exact bid k >= 1 -> exact_first + exact_each *
-    (k - 1); bid 0 and no trick -> zero_bid; otherwise -miss_each per trick off."""
-    if tricks == bid:
-        return rules.zero_bid if bid == 0 else rules.exact_first + rules.exact_each * (bid - 1)
-    return -rules.miss_each * abs(tricks - bid)
+    (k - 1); bid 0 and no trick -> zero_bid; otherwise -miss_each per trick off
+    (:meth:`Family.round_score <redbeard_env.sortskaeg.family.Family.round_score>`)."""
+    return rules.family.round_score(bid, tricks)
 
 
 def discard_follows(rules: Rules, round_index: int) -> bool:
     """Whether a discard phase follows round ``round_index`` (under ``carry``, when the next
     round is exactly one card smaller)."""
-    sizes = rules.hand_sizes
-    return rules.deal == "carry" and round_index + 1 < len(sizes) and sizes[round_index + 1] == sizes[round_index] - 1
+    return rules.family.discard_follows(round_index)
 
 
 def deals_fresh(rules: Rules, round_index: int) -> bool:
     """Whether round ``round_index`` starts with a deal (from the deck under ``fresh``, from
     the game's cards under ``carry``); otherwise the hands are what the discards left."""
-    return round_index == 0 or not discard_follows(rules, round_index - 1)
+    return rules.family.deals_fresh(round_index)

@@ -1,5 +1,9 @@
 """The batch engine of Sortskæg: B games in lock-step, compiled with numba (SPEC §6, the §3b contract).
 
+:class:`FamilyVectorEnv` is the batch engine of every game of the Sortskæg family (Oh Hell's
+``VectorEnv`` is one too): a game's subclass names its rules module, observation layout and
+cards; :class:`VectorEnv` is Sortskæg's.
+
 ```python
 from redbeard_env.sortskaeg import VectorEnv
 venv = VectorEnv(num_envs=4096, num_players=4, rules="sortskaeg", seed=0, **overrides)
@@ -72,7 +76,7 @@ Implementation notes
     observation and mask are written right after its transition). They release the GIL,
     so rollout threads with an engine each run in parallel. The first use compiles them
     (about 15 s) into numba's on-disk cache; later processes load them (about a second).
-    The state is one record per game (``vector_rules.GAME``) in one byte buffer; the
+    The state is one record per game (``vector_rules.game_dtype``) in one byte buffer; the
     attributes (``phase``, ``scores``, ...; batch axis first) are views of its fields, the
     card sets 42-bit masks (``hands_bits`` ...; ``hands``, ``played`` ... give them as
     bool [..., 42]). Observations are written into buffers reused once the caller has
@@ -82,80 +86,97 @@ Implementation notes
 from __future__ import annotations
 
 import sys
+from types import ModuleType
 from typing import Any, Sequence
 
 import numpy as np
 
+from . import cards as _cards
 from . import game as G
+from . import observation as _observation
+from . import rules as _rules
 from . import vector_kernels as K
-from .cards import NUM_ACTIONS, NUM_CARDS, action_name
-from .observation import OBS_SIZE
-from .rules import SCORE_LIMIT, Rules, check_num_players, make_rules
-from .vector_rules import BID, DISCARD, GAME, OVER, PLAY, new_report, rule_params, rule_tables
+from .layout import Layout
+from .vector_rules import BID, DISCARD, OVER, PLAY, game_dtype, new_report, rule_params, rule_tables, rules_dtype
 
-__all__ = ["VectorEnv", "random_legal_actions", "BID", "PLAY", "DISCARD", "OVER", "PHASE_NAMES"]
+__all__ = ["FamilyVectorEnv", "VectorEnv", "random_legal_actions", "BID", "PLAY", "DISCARD", "OVER", "PHASE_NAMES"]
 
 PHASE_NAMES = G.PHASE_NAMES
 REWARD_MODES = ("win", "score")
-CARD_BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
-#: the card sets of the state, kept as 42-bit masks: name -> (attribute, per seat)
+#: the card sets of the state, kept as bit masks: name -> (attribute, per seat)
 CARD_SETS = {"hands": ("hands_bits", True), "played": ("played_bits", False), "played_by": ("played_by_bits", True),
              "game_cards": ("game_cards_bits", False), "seen_game": ("seen_game_bits", False),
              "took_back": ("took_back_bits", True), "discarded": ("discarded_bits", True)}
+_CLEARED = ("leader", "led", "bids", "trick_card", "trumps", "trump_card")  # -1 when not given to load_arrays
 
 
 def pack_cards(cards) -> np.ndarray:
-    """bool [..., 42] -> uint64 [...] (bit c set where card c is in the set)."""
-    return ((np.asarray(cards) != 0) * CARD_BITS).sum(-1, dtype=np.uint64)
+    """bool [..., C] -> uint64 [...] (bit c set where card c is in the set)."""
+    cards = np.asarray(cards) != 0
+    bits = np.uint64(1) << np.arange(cards.shape[-1], dtype=np.uint64)
+    return (cards * bits).sum(-1, dtype=np.uint64)
 
 
-def unpack_cards(bits) -> np.ndarray:
-    """uint64 [...] -> bool [..., 42]."""
-    return (np.asarray(bits, np.uint64)[..., None] & CARD_BITS) != 0
+def unpack_cards(bits, num_cards: int = _cards.NUM_CARDS) -> np.ndarray:
+    """uint64 [...] -> bool [..., num_cards]."""
+    return (np.asarray(bits, np.uint64)[..., None] & (np.uint64(1) << np.arange(num_cards, dtype=np.uint64))) != 0
 
 
 def _bits(cards) -> int:
     return int(sum(1 << int(c) for c in cards))
 
 
-def _card_set(bits) -> set[int]:
-    return {c for c in range(NUM_CARDS) if int(bits) >> c & 1}
+def _card_set(bits, num_cards: int) -> set[int]:
+    return {c for c in range(num_cards) if int(bits) >> c & 1}
 
 
-class VectorEnv:
-    """See the module docstring."""
+class FamilyVectorEnv:
+    """The batch engine of a game of the Sortskæg family; see the module docstring. A game's
+    subclass sets ``rules_module`` (``make_rules``, ``check_num_players``, ``SCORE_LIMIT``,
+    ``MAX_ROUNDS``),
+    ``layout`` (its observation :class:`~.layout.Layout`), ``cards`` (``NUM_ACTIONS``,
+    ``action_name(action, phase)``) and ``default_rules``."""
+
+    rules_module: ModuleType
+    layout: Layout
+    cards: ModuleType
+    default_rules: str
 
     #: the game state a search may set with :meth:`load_arrays`
     STATE_ARRAYS = ("hands", "phase", "round", "first_dealer", "dealer", "to_act", "leader", "scores", "bids",
                     "tricks", "trick_card", "trick_len", "led", "played", "played_by", "voids", "game_cards",
-                    "seen_game", "took_back", "discarded", "discards_left")
+                    "seen_game", "took_back", "discarded", "discards_left", "trumps", "trump_card", "drawn", "trick_no")
 
-    def __init__(self, num_envs: int, num_players: int = 4, rules: "str | Rules" = "sortskaeg", seed: Any = None,
+    def __init__(self, num_envs: int, num_players: int = 4, rules: Any = None, seed: Any = None,
                  reward: str = "win", auto_reset: bool = True, **overrides: Any):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        self.rules = make_rules(rules, **overrides)
-        self.num_players = n = check_num_players(num_players, self.rules)
-        self.num_envs = B = int(num_envs)
+        self.rules = self.rules_module.make_rules(self.default_rules if rules is None else rules, **overrides)
+        self.num_players = n = self.rules_module.check_num_players(num_players, self.rules)
+        self.num_envs = int(num_envs)
         self.reward_mode = reward
         self.auto_reset = bool(auto_reset)
         self.rng = np.random.default_rng(seed)
-        self._rules_table = (rule_tables(self.rules, n),)  # (in a tuple: derived from the rules, not state)
-        self._buffers = ObsBuffers(B)
+        fam, L = self.rules.family, self.layout
+        self.num_cards, self.deck_len = fam.num_ids, fam.num_ids * fam.deck_parts
+        self._dtype = game_dtype(L.positions, L.colours, self.deck_len, fam.num_ids)
+        rules_type = rules_dtype(self.rules_module.MAX_ROUNDS, L.max_bid, L.max_hand, L.size)  # one type a game
+        self._rules_table = (rule_tables(self.rules, L, n, rules_type),)  # (in a tuple: derived from the rules, not state)
+        self._buffers = ObsBuffers(self.num_envs, L.size)
         self._alloc()
 
     # ================================================================== state
     def _alloc(self) -> None:
-        """The state: one record per game (``vector_rules.GAME``) in one byte buffer,
+        """The state: one record per game (``vector_rules.game_dtype``) in one byte buffer,
         ``_raw``; the attributes below are views of its fields (seats cut to n)."""
         B, n = self.num_envs, self.num_players
-        self._raw = np.zeros((B, GAME.itemsize), np.uint8)
-        self._views = (self._raw.view(GAME)[:, 0],)  # the records (in a tuple: not state of its own)
+        self._raw = np.zeros((B, self._dtype.itemsize), np.uint8)
+        self._views = (self._raw.view(self._dtype)[:, 0],)  # the records (in a tuple: not state of its own)
         G = self._games()
         for name in ("phase", "round", "first_dealer", "dealer", "to_act", "leader", "trick_len", "led",
-                     "discards_left", "deck_next", "halt"):
+                     "discards_left", "deck_next", "halt", "trumps", "trump_card", "drawn", "trick_no"):
             setattr(self, name, G[name])
         self.stop_at_round_end = G["stop_round"]
         self.game_rng = G["rng"]  # each game's generator (its state), seeded from self.rng
@@ -165,10 +186,10 @@ class VectorEnv:
         self.winners = G["winners"].view(np.bool_)[:, :n]
         for name, (attr, per_seat) in CARD_SETS.items():
             setattr(self, attr, G[name][:, :n] if per_seat else G[name])
-        self.leader[:] = self.led[:] = -1
-        self.bids[:] = self.trick_card[:] = -1  # no bid yet, not played to this trick
-        self.decks = np.zeros((B, 0, NUM_CARDS), np.int64)  # given decks, top first: [B, K, 42]
-        self.mask = np.zeros((B, NUM_ACTIONS), np.int8)
+        for name in _CLEARED:
+            getattr(self, name)[:] = -1  # none yet
+        self.decks = np.zeros((B, 0, self.deck_len), np.int64)  # given deck rows, top first: [B, K, deck_len]
+        self.mask = np.zeros((B, self.cards.NUM_ACTIONS), np.int8)
 
     def _games(self) -> np.ndarray:
         """The game records, a view of ``_raw`` (pickles and checkpoints hold only plain arrays)."""
@@ -179,7 +200,7 @@ class VectorEnv:
         self.game_rng[idx] = self.rng.integers(0, 2**64, size=len(idx), dtype=np.uint64)
 
     def _params(self) -> tuple:
-        return rule_params(self.rules, self.num_players, self.reward_mode, self.auto_reset)
+        return rule_params(self.rules, self.layout, self.num_players, self.reward_mode, self.auto_reset)
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "_views"}
@@ -199,36 +220,39 @@ class VectorEnv:
             self.__dict__[key] = value
 
     # card sets as bool arrays (copies; the state holds the bit masks)
-    hands = property(lambda self: unpack_cards(self.hands_bits), doc="bool [B, n, 42]: each seat's hand")
-    played = property(lambda self: unpack_cards(self.played_bits), doc="bool [B, 42]: finished tricks' cards")
-    played_by = property(lambda self: unpack_cards(self.played_by_bits), doc="bool [B, n, 42]: plays this round")
-    game_cards = property(lambda self: unpack_cards(self.game_cards_bits), doc="bool [B, 42]: carry: the game's cards")
-    seen_game = property(lambda self: unpack_cards(self.seen_game_bits), doc="bool [B, 42]: earlier rounds' cards")
-    took_back = property(lambda self: unpack_cards(self.took_back_bits), doc="bool [B, n, 42]: taken back")
-    discarded = property(lambda self: unpack_cards(self.discarded_bits), doc="bool [B, n, 42]: own discards")
+    hands = property(lambda self: unpack_cards(self.hands_bits, self.num_cards), doc="bool [B, n, C]: each seat's hand")
+    played = property(lambda self: unpack_cards(self.played_bits, self.num_cards), doc="bool [B, C]: finished tricks' cards")
+    played_by = property(lambda self: unpack_cards(self.played_by_bits, self.num_cards), doc="bool [B, n, C]: plays this round")
+    game_cards = property(lambda self: unpack_cards(self.game_cards_bits, self.num_cards), doc="bool [B, C]: carry: the game's cards")
+    seen_game = property(lambda self: unpack_cards(self.seen_game_bits, self.num_cards), doc="bool [B, C]: earlier rounds' cards")
+    took_back = property(lambda self: unpack_cards(self.took_back_bits, self.num_cards), doc="bool [B, n, C]: taken back")
+    discarded = property(lambda self: unpack_cards(self.discarded_bits, self.num_cards), doc="bool [B, n, C]: own discards")
 
     # ================================================================== public API
     def reset(self, seed: Any = None, dealer=None, scores=None, decks=None):
         """Start B new games; returns ``(obs, mask, seat)``. ``dealer`` int [B] (default:
-        drawn), ``scores`` int [B, n] (default 0), ``decks`` int [B, K, 42]. Every argument is
-        checked before anything changes."""
-        B, n = self.num_envs, self.num_players
+        drawn), ``scores`` int [B, n] (default 0), ``decks`` int [B, K, deck_len] (deck rows:
+        ``deck_parts`` permutations of the card ids each). Every argument is checked before
+        anything changes."""
+        B, n, C, limit = self.num_envs, self.num_players, self.num_cards, self.rules_module.SCORE_LIMIT
         if dealer is not None:
             dealer = np.asarray(dealer)
             if dealer.shape != (B,) or dealer.dtype.kind not in "iu" or (dealer < 0).any() or (dealer >= n).any():
                 raise ValueError(f"dealer must be {B} seats in 0..{n - 1}, got {dealer!r:.80}")
         if scores is not None:
             scores = np.asarray(scores)
-            if scores.shape != (B, n) or scores.dtype.kind not in "iu" or (np.abs(scores) > SCORE_LIMIT).any():
-                raise ValueError(f"scores must be ints [{B}, {n}] within +-{SCORE_LIMIT}, got shape {scores.shape}")
+            if scores.shape != (B, n) or scores.dtype.kind not in "iu" or (np.abs(scores) > limit).any():
+                raise ValueError(f"scores must be ints [{B}, {n}] within +-{limit}, got shape {scores.shape}")
         if decks is not None:
             decks = np.asarray(decks)
-            if (decks.ndim != 3 or decks.shape[0] != B or decks.shape[2] != NUM_CARDS or decks.dtype.kind not in "iu"
-                    or not (np.sort(decks, axis=2) == np.arange(NUM_CARDS)).all()):
-                raise ValueError(f"decks must be [{B}, K, {NUM_CARDS}], each a permutation of the {NUM_CARDS} cards")
+            parts = decks.reshape(decks.shape[:2] + (-1, C)) if decks.ndim == 3 and decks.shape[2] == self.deck_len else None
+            if (decks.ndim != 3 or decks.shape[0] != B or parts is None or decks.dtype.kind not in "iu"
+                    or not (np.sort(parts, axis=3) == np.arange(C)).all()):
+                raise ValueError(f"decks must be [{B}, K, {self.deck_len}], each row {self.deck_len // C} "
+                                 f"permutation(s) of the {C} card ids")
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-        self.decks = np.zeros((B, 0, NUM_CARDS), np.int64) if decks is None else np.array(decks, np.int64)
+        self.decks = np.zeros((B, 0, self.deck_len), np.int64) if decks is None else np.array(decks, np.int64)
         self.deck_next[:] = 0
         self.stop_at_round_end[:] = False
         dealer = np.full(B, -1, np.int64) if dealer is None else dealer.astype(np.int64)
@@ -261,7 +285,7 @@ class VectorEnv:
 
     def _illegal(self, b: int, act: int) -> None:
         phase = PHASE_NAMES[self.phase[b]]
-        name = action_name(act, phase) if 0 <= act < NUM_ACTIONS else "out of range"
+        name = self.cards.action_name(act, phase) if 0 <= act < self.cards.NUM_ACTIONS else "out of range"
         raise ValueError(f"illegal action {act} ({name}) in game {b}, phase {phase!r}, for seat {self.to_act[b]}")
 
     def _seats(self) -> np.ndarray:
@@ -274,11 +298,11 @@ class VectorEnv:
         return self.halt.copy()
 
     def observe(self, observer=None) -> np.ndarray:
-        """float32 [B, 671]: seat ``observer``'s view (int or int [B]; default the acting seat)."""
+        """float32 [B, OBS_SIZE]: seat ``observer``'s view (int or int [B]; default the acting seat)."""
         if observer is None:
             observer = self.to_act
         observer = np.broadcast_to(np.asarray(observer, dtype=np.int64), (self.num_envs,))
-        out = np.empty((self.num_envs, OBS_SIZE), np.float32)
+        out = np.empty((self.num_envs, self.layout.size), np.float32)
         K.observe_games(self._games(), self._rules_table[0], self._params(), np.ascontiguousarray(np.maximum(observer, 0)),
                         out, self.mask, False)
         return out
@@ -300,7 +324,7 @@ class VectorEnv:
             raise ValueError(f"{len(games)} games for {len(idx)} indices")
         grow = max(len(g.deck_queue) for g in games) - self.decks.shape[1]
         if grow > 0:  # room at the front: every game's unused decks stay at the end of its row
-            pad = np.tile(np.arange(NUM_CARDS), (self.num_envs, grow, 1))
+            pad = np.tile(np.arange(self.deck_len) % self.num_cards, (self.num_envs, grow, 1))
             self.decks = np.ascontiguousarray(np.concatenate([pad, self.decks], axis=1))
             self.deck_next += grow
         for b, g in zip(idx, games):
@@ -313,26 +337,30 @@ class VectorEnv:
 
     def load_arrays(self, state: dict, stop_at_round_end: bool = False):
         """Set every game from arrays (names in ``STATE_ARRAYS``, each with the batch axis
-        first, card sets bool [..., 42]; missing ones are cleared), e.g. worlds a search bot
-        sampled; returns ``(obs, mask, seat)``. Deals after these come from the generator.
-        The caller keeps the state consistent (``load_games`` checks nothing either)."""
+        first, card sets bool [..., C]; missing ones are cleared, ``trumps`` defaults to the
+        family's fixed trump colour), e.g. worlds a search bot sampled; returns ``(obs, mask,
+        seat)``. Deals after these come from the generator. The caller keeps the state
+        consistent (``load_games`` checks nothing either)."""
         unknown = set(state) - set(self.STATE_ARRAYS)
         if unknown:
             raise ValueError(f"unknown state arrays {sorted(unknown)}; allowed: {', '.join(self.STATE_ARRAYS)}")
+        fam = self.rules.family
         for name in self.STATE_ARRAYS:
             if name in CARD_SETS:
                 arr = getattr(self, CARD_SETS[name][0])
-                arr[...] = pack_cards(np.broadcast_to(state[name], arr.shape + (NUM_CARDS,))) if name in state else 0
+                arr[...] = pack_cards(np.broadcast_to(state[name], arr.shape + (self.num_cards,))) if name in state else 0
                 continue
             arr = getattr(self, name)
             if name in state:
                 arr[...] = state[name]
+            elif name == "trumps" and fam.trumps == "fixed":
+                arr[...] = fam.trump_colour
             else:
-                arr[...] = -1 if name in ("leader", "led", "bids", "trick_card") else 0
+                arr[...] = -1 if name in _CLEARED else 0
         self.winners[:] = False
         self.halt[:] = self.phase == OVER
         self.stop_at_round_end[:] = stop_at_round_end
-        self.decks = np.zeros((self.num_envs, 0, NUM_CARDS), np.int64)
+        self.decks = np.zeros((self.num_envs, 0, self.deck_len), np.int64)
         self.deck_next[:] = 0
         self._seed_games(np.arange(self.num_envs))
         return self._observe()
@@ -342,6 +370,10 @@ class VectorEnv:
         self.phase[b] = PHASE_NAMES.index(g.phase)
         self.round[b], self.first_dealer[b], self.dealer[b] = g.round, g.first_dealer, g.dealer
         self.to_act[b], self.leader[b] = g.to_act, g.leader
+        self.trumps[b], self.trump_card[b], self.drawn[b] = g.trumps, g.trump_card, g.drawn_size
+        self.trick_no[b] = 0
+        for card, t in g.trick_no.items():
+            self.trick_no[b, card] = t
         self.scores[b] = g.scores
         self.bids[b] = [-1 if x is None else x for x in g.bids]
         self.tricks[b] = g.tricks
@@ -366,28 +398,40 @@ class VectorEnv:
 
     def export_game(self, b: int, rng: np.random.Generator | None = None) -> G.Game:
         """Game ``b`` as a reference ``Game`` (its later deals drawn from ``rng``)."""
-        n = self.num_players
+        n, C = self.num_players, self.num_cards
         g = G.Game(self.rules, n, rng if rng is not None else np.random.default_rng(), [int(x) for x in self.scores[b]],
                    int(self.first_dealer[b]))
         g.deck_queue = [list(map(int, d)) for d in self.decks[b, self.deck_next[b]:]]
         g.round, g.dealer, g.phase = int(self.round[b]), int(self.dealer[b]), PHASE_NAMES[self.phase[b]]
         g.to_act, g.leader = int(self.to_act[b]), int(self.leader[b])
-        g.hands = [_card_set(self.hands_bits[b, s]) for s in range(n)]
-        g.game_cards = _card_set(self.game_cards_bits[b])
+        g.trumps, g.trump_card, g.drawn_size = int(self.trumps[b]), int(self.trump_card[b]), int(self.drawn[b])
+        g.hands = [_card_set(self.hands_bits[b, s], C) for s in range(n)]
+        g.game_cards = _card_set(self.game_cards_bits[b], C)
         g.bids = [None if x < 0 else int(x) for x in self.bids[b]]
         g.tricks = [int(x) for x in self.tricks[b]]
         order = [(self.leader[b] + k) % n for k in range(int(self.trick_len[b]))]
         g.trick = [(int(s), int(self.trick_card[b, s])) for s in order]
-        g.played = _card_set(self.played_bits[b])
-        g.played_by = [_card_set(self.played_by_bits[b, s]) for s in range(n)]
+        g.played = _card_set(self.played_bits[b], C)
+        g.played_by = [_card_set(self.played_by_bits[b, s], C) for s in range(n)]
+        g.trick_no = {c: int(self.trick_no[b, c]) for hand in g.played_by for c in sorted(hand)}
         g.voids = [[bool(v) for v in self.voids[b, s]] for s in range(n)]
-        g.seen_game = _card_set(self.seen_game_bits[b])
-        g.took_back = [_card_set(self.took_back_bits[b, s]) for s in range(n)]
-        g.discarded = [_card_set(self.discarded_bits[b, s]) for s in range(n)]
+        g.seen_game = _card_set(self.seen_game_bits[b], C)
+        g.took_back = [_card_set(self.took_back_bits[b, s], C) for s in range(n)]
+        g.discarded = [_card_set(self.discarded_bits[b, s], C) for s in range(n)]
         if g.phase == "discard":
             g.queue = [(g.to_act + k) % n for k in range(1, int(self.discards_left[b]))]
         g.winners = [int(s) for s in np.flatnonzero(self.winners[b])]
         return g
+
+
+class VectorEnv(FamilyVectorEnv):
+    """Sortskæg's batch engine (see the module docstring): ``VectorEnv(num_envs,
+    num_players=4, rules="sortskaeg", seed=None, reward="win", auto_reset=True, **overrides)``."""
+
+    rules_module = _rules
+    layout = _observation.LAYOUT
+    cards = _cards
+    default_rules = "sortskaeg"
 
 
 # ---------------------------------------------------------------- helpers
@@ -397,24 +441,24 @@ del _probe
 
 
 class ObsBuffers:
-    """Output arrays float32 [B, 671] for new observations: one of ours that nobody else
+    """Output arrays float32 [B, size] for new observations: one of ours that nobody else
     holds any more (checked by reference count), else a new one. Returning an array the
     caller owns each step is the contract; reusing a released one saves the page faults
     of fresh memory (large arrays are mmapped anew by malloc). (Rödskägg's engine does the
     same.)"""
 
-    def __init__(self, num_envs: int):
-        self.num_envs = num_envs
+    def __init__(self, num_envs: int, size: int = _observation.OBS_SIZE):
+        self.num_envs, self.size = num_envs, size
         self.pool: list[np.ndarray] = []
 
     def __getstate__(self) -> dict:
-        return {"num_envs": self.num_envs, "pool": []}  # spare buffers are not state
+        return {"num_envs": self.num_envs, "size": self.size, "pool": []}  # spare buffers are not state
 
     def get(self) -> np.ndarray:
         for buf in self.pool:
             if sys.getrefcount(buf) <= FREE_REFS + 1:  # only the pool (and this loop) hold it
                 return buf
-        buf = np.empty((self.num_envs, OBS_SIZE), np.float32)
+        buf = np.empty((self.num_envs, self.size), np.float32)
         self.pool.append(buf)
         if len(self.pool) > 3:
             self.pool.pop(0)
@@ -422,7 +466,7 @@ class ObsBuffers:
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``mask`` [B, 50] (0 for a row without
+    """One uniformly random legal action per row of ``mask`` [B, A] (0 for a row without
     one: a halted game, whose action is ignored)."""
     m = np.asarray(mask)
     if m.ndim != 2:

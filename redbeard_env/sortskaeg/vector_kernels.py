@@ -1,7 +1,8 @@
-"""The batch engine's drivers: compiled loops over the games (numba, ``nogil``).
+"""The batch engine's drivers: compiled loops over the games (numba, ``nogil``), for every
+game of the Sortskæg family.
 
-:class:`redbeard_env.sortskaeg.vector.VectorEnv` keeps the state of B games in one record
-each (:data:`~.vector_rules.GAME`) and calls these: :func:`step_games` applies one checked
+:class:`redbeard_env.sortskaeg.vector.FamilyVectorEnv` keeps the state of B games in one record
+each (:func:`~.vector_rules.game_dtype`) and calls these: :func:`step_games` applies one checked
 action per game through :func:`~.vector_rules.apply_action` (which resolves everything
 automatic after it: the trick's end, the round's scoring, the discard phase, the next
 deal, the game's end), reports it, starts a new game where one ended (auto-reset) or
@@ -13,7 +14,7 @@ halts it, and writes that game's next observation and mask while its state is in
 Every driver releases the GIL (``nogil=True``): rollout threads, each with its own
 engine, run in parallel. The compiled code is cached on disk (``cache=True``), stamped
 with this file and the files of the rules, the encoder and the observation layout
-(``jit_cache.cache_with``).
+(``jit_cache.cache_with``); numba compiles each driver once per game's record types.
 """
 
 from __future__ import annotations
@@ -22,15 +23,15 @@ import numpy as np
 from numba import njit
 
 from ..jit_cache import cache_with
-from . import observation as _observation
+from . import layout as _layout
 from . import vector_observe, vector_rules
 from .vector_observe import encode, legal_mask
-from .vector_rules import (NUM_ACTIONS, OVER, P_AUTO_RESET, P_N, R_PHASE, R_REWARDS, R_ROUND_BIDS, R_ROUND_DELTA,
+from .vector_rules import (OVER, P_AUTO_RESET, P_N, R_PHASE, R_REWARDS, R_ROUND_BIDS, R_ROUND_DELTA,
                            R_ROUND_HAND_SIZE, R_ROUND_INDEX, R_ROUND_OVER, R_ROUND_SCORE, R_ROUND_TRICKS, R_ROUNDS,
                            R_SCORE, R_SEAT, R_TERMINATED, R_WINNER, R_WINNERS, apply_action, clear_outputs,
                            deal_pending, new_game, randbelow)
 
-_CACHED = cache_with(__file__, vector_rules, vector_observe, _observation)
+_CACHED = cache_with(__file__, vector_rules, vector_observe, _layout)
 driver = njit(cache=_CACHED, nogil=True)
 # the report, inlined into the driver (numba IR): the arrays it writes stay the driver's
 # arguments, with no reference counting per call
@@ -44,7 +45,7 @@ def first_illegal(G, actions, mask):
         if G[b].halt:
             continue
         a = actions[b]
-        if a < 0 or a >= NUM_ACTIONS or mask[b, a] == 0:
+        if a < 0 or a >= mask.shape[1] or mask[b, a] == 0:
             return b
     return -1
 

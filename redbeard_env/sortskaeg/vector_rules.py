@@ -1,12 +1,17 @@
-"""Sortskæg's rules for the batch engine, compiled with numba: one function per phase.
+"""The rules of the Sortskæg family (Sortskæg, Oh Hell) for the batch engine, compiled with
+numba: one function per phase.
 
 These are the transitions of :mod:`redbeard_env.sortskaeg.game` (the reference engine)
-written for one game ``b`` of a batch held in integer arrays -- the only implementation of
-the rules in the batch path. :mod:`~.vector_kernels` runs them over the games (its
-drivers loop over ``b``) and :mod:`~.vector_observe` encodes what they leave.
+written for one game of a batch held in integer arrays -- the only implementation of the
+rules in the batch path. :mod:`~.vector_kernels` runs them over the games (its drivers
+loop over the games) and :mod:`~.vector_observe` encodes what they leave. Like the
+reference engine they read the game's :class:`~.family.Family`, here as numbers: the sizes
+of the deck, the bids and the observation are run-time values (``P`` and ``r``, below), so
+the same compiled code plays every game of the family (numba compiles it once per game's
+record types).
 
-State: one record per game (:data:`GAME`; the functions take a game's record ``g``),
-per-seat fields padded to 6 seats:
+State: one record per game (:func:`game_dtype`; the functions take a game's record ``g``),
+per-seat fields padded to the game's most players:
 
 ==================  ===============================================================
 field               content
@@ -20,35 +25,39 @@ scores              running totals
 bids, tricks        this round (bid -1: not yet)
 trick_card          each seat's card in the current trick, -1 none
 trick_len, led      cards in the trick, led colour (-1: none / a joker led)
+trumps, trump_card  the round's trump colour (-1 none), the turned card (-1 none)
+drawn               the round's hand size where the family draws it at the deal
 voids               seat x colour shown void by not following
 discards_left       discards still to come in a ``discard`` phase
 winners             the seats tied on top once the game is over
 halt, stop_round    halted (waits for a reset, actions ignored); halt once the round
                     is scored (a search's worlds)
 deal_pending        the round waits for its deal (the drivers deal: :func:`deal_pending`)
-deck_next, deck     next of the game's given decks; the last deal's deck
+deck_next, deck     next of the game's given decks; the last deal's deck row
 rng                 the state of the game's generator
-hands, played_by,   card sets as 42-bit masks (bit = card id): each seat's hand, its
-took_back,          plays this round, what it took back after the last round (carry),
-discarded           its own discards
+hands, played_by,   card sets as bit masks (bit = card id, at most 64 ids): each seat's
+took_back,          hand, its plays this round, what it took back after the last round
+discarded           (carry), its own discards
+trick_no            per card played this round: the index of its trick
 played, game_cards, the finished tricks' cards this round, the game's cards (carry),
 seen_game           the cards played in earlier rounds (carry)
 rewards, terminated this step's outputs: rewards, the game ended, its single winner,
 winner, r_*         the record of a round scored in the step
 ==================  ===============================================================
 
-The rules come in as ``P`` (a tuple of ints, ``P_*``) and ``r``, a :data:`RULES` record:
-the hand size of each round, whether it starts with a deal, whether a discard follows it,
-the round points by bid and tricks (from :func:`~.rules.round_score`, the one
-implementation of the scoring) and the observation's constant part. Records, not arrays,
-go down the call chains: numba counts references to arrays at every call (atomic
-operations), not to records.
+The rules come in as ``P`` (a tuple of ints, ``P_*``: the player count and the family's
+numbers) and ``r``, a record of :func:`rules_dtype`: the hand size of each round (0: drawn),
+whether it starts with a deal, whether a discard follows it, the round points by bid and
+tricks (from :meth:`~.family.Family.round_score`, the one implementation of the scoring),
+the cards in play, the joker ids, and the observation's constant part, block offsets
+(:data:`~.layout.BLOCK_KEYS`) and scales. Records, not arrays, go down the call chains:
+numba counts references to arrays at every call (atomic operations), not to records.
 
 Randomness: every game has its own generator (splitmix64, its 64-bit state in ``g.rng``,
-seeded by the engine's ``np.random.Generator``): a deal takes the game's next given deck,
-else a Fisher-Yates permutation of the 42 cards (exact bounded integers from 53 random
-bits, Lemire's rejection); a new game draws its first dealer the same way. No Python
-object enters the compiled code.
+seeded by the engine's ``np.random.Generator``): a deal takes the game's next given deck
+row, else draws one: ``deck_parts`` Fisher-Yates permutations of the card ids (exact
+bounded integers from 53 random bits, Lemire's rejection); a new game draws its first
+dealer the same way. No Python object enters the compiled code.
 """
 
 from __future__ import annotations
@@ -59,51 +68,57 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from . import cards as _cards
 from . import game as _game
-from .observation import OBS_SIZE as _OBS_SIZE
-from .observation import static_prefix
-from .rules import MAX_HAND as _MAX_HAND
-from .rules import MAX_PLAYERS as _MAX_PLAYERS
-from .rules import MAX_ROUNDS as _MAX_ROUNDS
-from .rules import Rules, deals_fresh, discard_follows, round_score
+from .family import NO_COLOUR
+from .layout import BLOCK_KEYS, Layout
 
 # ---------------------------------------------------------------- codes (literals, checked)
 BID, PLAY, DISCARD, OVER = range(4)
-NUM_CARDS, NUM_COLOURS, COLOUR_SIZE, YELLOW, NO_COLOUR, FIRST_JOKER = 42, 4, 10, 3, -1, 40
-BID0, MAX_BID, MAX_HAND, NUM_ACTIONS = 42, 7, 7, 50
 assert _game.PHASE_NAMES == ("bid", "play", "discard", "over")
-assert (_cards.NUM_CARDS, _cards.NUM_COLOURS, _cards.NUM_VALUES, _cards.YELLOW, _cards.NO_COLOUR) == (
-    NUM_CARDS, NUM_COLOURS, COLOUR_SIZE, YELLOW, NO_COLOUR)
-assert _cards.JOKERS == (FIRST_JOKER, FIRST_JOKER + 1)
-assert (_cards.BID0, _cards.MAX_BID, _MAX_HAND, _cards.NUM_ACTIONS) == (BID0, MAX_BID, MAX_HAND, NUM_ACTIONS)
-JOKER_BITS = np.uint64(3 << FIRST_JOKER)
-COLOUR_BITS = np.uint64((1 << COLOUR_SIZE) - 1)  # the cards of colour c: COLOUR_BITS << 10 * c
+TRUMP_FIXED, TRUMP_TURNED, TRUMP_NONE = range(3)
+# the observation blocks, as indices into r.off (-1: the game's layout has no such block)
+(K_PHASE, K_NUM_PLAYERS, K_RULES, K_PROGRESS, K_HAND_SIZE, K_HAND, K_PLAYED, K_TRICK, K_LED, K_JOKERS_SEEN,
+ K_TRUMP_CARD, K_TRUMPS, K_SEEN_GAME, K_DISCARDED, K_TOOK_BACK, K_SCORE, K_GAP, K_BID, K_TRICKS, K_NEED, K_DEALER,
+ K_ACTING, K_LEADER, K_TRICK_PLAYED, K_TRICK_WINNING, K_VOIDS, K_PLAYED_BY, K_TRICK_OF) = range(len(BLOCK_KEYS))
+assert BLOCK_KEYS[K_VOIDS] == "voids" and BLOCK_KEYS[K_GAP] == "score_gap" and BLOCK_KEYS[K_TRICK_OF] == "trick_of"
+MAX_IDS = 64  # card sets are 64-bit masks
 
-SEAT_PAD = _MAX_PLAYERS  # per-seat fields hold 6 seats; seats >= n stay unused
-MAX_ROUNDS = _MAX_ROUNDS
-# One record per game (the kernels take a game's record ``g``; VectorEnv's attributes are
-# views of its fields, seats cut to n). numba's records have no nested bool arrays: u1.
-GAME = np.dtype([
-    ("phase", "i1"), ("first_dealer", "i1"), ("dealer", "i1"), ("to_act", "i1"), ("leader", "i1"),
-    ("trick_len", "i1"), ("led", "i1"), ("discards_left", "i1"), ("halt", "?"), ("stop_round", "?"),
-    ("deal_pending", "?"), ("round", "i2"), ("deck_next", "i4"), ("rng", "u8"),
-    ("hands", "u8", (SEAT_PAD,)), ("played", "u8"), ("trick_card", "i1", (SEAT_PAD,)), ("bids", "i1", (SEAT_PAD,)),
-    ("tricks", "i1", (SEAT_PAD,)), ("voids", "u1", (SEAT_PAD, NUM_COLOURS)), ("scores", "i8", (SEAT_PAD,)),
-    ("played_by", "u8", (SEAT_PAD,)), ("took_back", "u8", (SEAT_PAD,)), ("discarded", "u8", (SEAT_PAD,)),
-    ("game_cards", "u8"), ("seen_game", "u8"), ("winners", "u1", (SEAT_PAD,)),
-    # per-step outputs: rewards and the records of a round scored and a game ended in the step
-    ("rewards", "f4", (SEAT_PAD,)), ("terminated", "?"), ("r_over", "?"), ("r_size", "i1"), ("winner", "i1"),
-    ("r_index", "i2"), ("r_bids", "i1", (SEAT_PAD,)), ("r_tricks", "i1", (SEAT_PAD,)), ("r_delta", "i8", (SEAT_PAD,)),
-    ("deck", "i1", (NUM_CARDS,)),  # the deck of the last deal
-], align=True)
-# The rules' tables and the observation's constant part, one record (``r``): the hand size
-# of each round, whether it starts with a deal, whether a discard follows it, the round
-# points by bid and tricks (from rules.round_score), the num_players and rules blocks.
-RULES = np.dtype([
-    ("sizes", "i8", (MAX_ROUNDS + 1,)), ("fresh", "u1", (MAX_ROUNDS + 1,)), ("discard_after", "u1", (MAX_ROUNDS + 1,)),
-    ("points", "i8", (MAX_BID + 1, MAX_HAND + 1)), ("prefix", "f4", (_OBS_SIZE,)),
-], align=True)
+
+def game_dtype(seats: int, colours: int, deck_len: int, cards: int) -> np.dtype:
+    """One game's record: ``seats`` per-seat entries, ``colours`` voids per seat, a deck row of
+    ``deck_len`` ids, ``cards`` card ids. (VectorEnv's attributes are views of its fields, seats
+    cut to n; numba's records have no nested bool arrays: u1.)"""
+    return np.dtype([
+        ("phase", "i1"), ("first_dealer", "i1"), ("dealer", "i1"), ("to_act", "i1"), ("leader", "i1"),
+        ("trick_len", "i1"), ("led", "i1"), ("discards_left", "i1"), ("trumps", "i1"), ("trump_card", "i1"),
+        ("drawn", "i1"), ("halt", "?"), ("stop_round", "?"), ("deal_pending", "?"), ("round", "i2"),
+        ("deck_next", "i4"), ("rng", "u8"),
+        ("hands", "u8", (seats,)), ("played", "u8"), ("trick_card", "i1", (seats,)), ("bids", "i1", (seats,)),
+        ("tricks", "i1", (seats,)), ("voids", "u1", (seats, colours)), ("scores", "i8", (seats,)),
+        ("played_by", "u8", (seats,)), ("took_back", "u8", (seats,)), ("discarded", "u8", (seats,)),
+        ("game_cards", "u8"), ("seen_game", "u8"), ("winners", "u1", (seats,)),
+        # per-step outputs: rewards and the records of a round scored and a game ended in the step
+        ("rewards", "f4", (seats,)), ("terminated", "?"), ("r_over", "?"), ("r_size", "i1"), ("winner", "i1"),
+        ("r_index", "i2"), ("r_bids", "i1", (seats,)), ("r_tricks", "i1", (seats,)), ("r_delta", "i8", (seats,)),
+        ("deck", "i1", (deck_len,)),  # the deck row of the last deal
+        ("trick_no", "i1", (cards,)),  # per card played this round: the trick it was played to
+    ], align=True)
+
+
+def rules_dtype(max_rounds: int, max_bid: int, max_hand: int, obs_size: int) -> np.dtype:
+    """The rules' tables and the observation's constant part, one record (``r``): the hand
+    size of each round (0: drawn), whether it starts with a deal, whether a discard follows
+    it, the round points by bid and tricks, the cards in play and the jokers (bit masks),
+    the num_players and rules blocks, the blocks' offsets and the scales (round, score, gap,
+    low, high)."""
+    return np.dtype([
+        ("sizes", "i8", (max_rounds + 1,)), ("fresh", "u1", (max_rounds + 1,)),
+        ("discard_after", "u1", (max_rounds + 1,)), ("points", "i8", (max_bid + 1, max_hand + 1)),
+        ("in_play", "u8"), ("jokers", "u8"), ("prefix", "f4", (obs_size,)), ("off", "i8", (len(BLOCK_KEYS),)),
+        ("scale", "f8", (5,)),
+    ], align=True)
+
+
 # what a step reports per game (filled by the drivers; shapes and dtypes in new_report). The
 # drivers take it as a plain tuple, indexed by R_*: numba's cache then names no class of ours
 # (an index that names a class which later goes away fails to load).
@@ -116,24 +131,35 @@ Report = namedtuple("Report", [
 assert Report._fields.index("round_score") == R_ROUND_SCORE and Report._fields.index("seat") == R_SEAT
 
 # ---------------------------------------------------------------- the rules as numbers
-P_N, P_ROUNDS, P_CARRY, P_HOOK, P_SCORE_REWARD, P_AUTO_RESET = range(6)
+(P_N, P_ROUNDS, P_CARRY, P_HOOK, P_SCORE_REWARD, P_AUTO_RESET, P_COLOUR_SIZE, P_FIRST_JOKER, P_IDS, P_TRUMP_MODE,
+ P_TRUMP_COLOUR, P_ONE_BY_ONE, P_DECK_PARTS, P_MAX_DRAWN, P_MAX_BID, P_MAX_HAND, P_COLOURS) = range(17)
 
 
-def rule_params(rules: Rules, num_players: int, reward: str, auto_reset: bool) -> tuple:
-    """The ``Rules`` (and player count, reward mode, auto-reset) as the ints the kernels read."""
-    return (int(num_players), rules.num_rounds, int(rules.deal == "carry"), int(rules.dealer_hook),
-            int(reward == "score"), int(auto_reset))
+def rule_params(rules, layout: Layout, num_players: int, reward: str, auto_reset: bool) -> tuple:
+    """The rules' family (and the player count, reward mode, auto-reset, the layout's
+    sizes) as the ints the kernels read."""
+    fam = rules.family
+    assert fam.num_ids <= MAX_IDS and fam.num_ids == layout.cards and len(fam.colours) == layout.colours
+    return (int(num_players), fam.num_rounds, int(fam.deal == "carry"), int(fam.dealer_hook),
+            int(reward == "score"), int(auto_reset), fam.colour_size, fam.first_joker, fam.num_ids,
+            ("fixed", "turned", "none").index(fam.trumps), fam.trump_colour, int(fam.deal_order == "one_by_one"),
+            fam.deck_parts, fam.max_drawn(num_players), layout.max_bid, layout.max_hand, len(fam.colours))
 
 
-def rule_tables(rules: Rules, num_players: int) -> np.ndarray:
-    """The :data:`RULES` record of these rules (an array of one)."""
-    R = rules.num_rounds
-    t = np.zeros(1, RULES)
-    t["sizes"][0, :R] = rules.hand_sizes
-    t["fresh"][0, :R] = [deals_fresh(rules, k) for k in range(R)]
-    t["discard_after"][0, :R] = [discard_follows(rules, k) for k in range(R)]
-    t["points"][0] = [[round_score(b, k, rules) for k in range(MAX_HAND + 1)] for b in range(MAX_BID + 1)]
-    t["prefix"][0] = static_prefix(rules, num_players)
+def rule_tables(rules, layout: Layout, num_players: int, dtype: np.dtype) -> np.ndarray:
+    """The rules record (:func:`rules_dtype` ``dtype``) of these rules (an array of one)."""
+    fam = rules.family
+    R = fam.num_rounds
+    t = np.zeros(1, dtype)
+    t["sizes"][0, :R] = fam.hand_sizes
+    t["fresh"][0, :R] = [fam.deals_fresh(k) for k in range(R)]
+    t["discard_after"][0, :R] = [fam.discard_follows(k) for k in range(R)]
+    t["points"][0] = [[fam.round_score(b, k) for k in range(layout.max_hand + 1)] for b in range(layout.max_bid + 1)]
+    t["in_play"][0] = sum(1 << c for c in fam.in_play)
+    t["jokers"][0] = sum(1 << c for c in range(fam.first_joker, fam.num_ids))
+    t["prefix"][0] = layout.static_prefix(rules, num_players)
+    t["off"][0] = layout.offsets
+    t["scale"][0] = (layout.round_scale, layout.score_scale, layout.gap_scale, layout.low, layout.high)
     return t
 
 
@@ -174,13 +200,20 @@ def bit(c):
 
 
 @rule
-def colour_of(card):
-    return NO_COLOUR if card >= FIRST_JOKER else card // COLOUR_SIZE
+def has(h, c):
+    return (h >> np.uint64(c)) & np.uint64(1) != 0
 
 
 @rule
-def colour_bits(colour):
-    return COLOUR_BITS << np.uint64(COLOUR_SIZE * colour)
+def colour_of(card, P):
+    return NO_COLOUR if card >= P[P_FIRST_JOKER] else card // P[P_COLOUR_SIZE]
+
+
+@rule
+def colour_bits(colour, P):
+    """The cards of colour ``colour``."""
+    size = np.uint64(P[P_COLOUR_SIZE])
+    return ((np.uint64(1) << size) - np.uint64(1)) << (size * np.uint64(colour))
 
 
 @rule
@@ -214,39 +247,41 @@ def randbelow(g, s):
 
 
 @rule
-def shuffle(g, out):
-    """A uniformly random order of the 42 cards into ``out`` (Fisher-Yates)."""
-    for i in range(NUM_CARDS):
-        out[i] = i
-    for i in range(NUM_CARDS - 1, 0, -1):
+def shuffle(g, out, start, count):
+    """A uniformly random order of the ids 0..count-1 into ``out[start:start + count]``
+    (Fisher-Yates)."""
+    for i in range(count):
+        out[start + i] = i
+    for i in range(count - 1, 0, -1):
         j = randbelow(g, i + 1)
-        t = out[i]
-        out[i] = out[j]
-        out[j] = t
+        t = out[start + i]
+        out[start + i] = out[start + j]
+        out[start + j] = t
 
 
 # ---------------------------------------------------------------- the trick
 @rule
-def trick_winner(g, n):
+def trick_winner(g, P):
     """Seat holding the winning card of the (possibly unfinished) trick, -1 if empty: a led
-    joker; else the highest yellow; else the highest card of the led colour."""
+    joker; else the highest trump; else the highest card of the led colour."""
     if g.trick_len == 0:
         return -1
+    n = P[P_N]
     leader = np.int64(g.leader)
-    if g.trick_card[max(leader, 0)] >= FIRST_JOKER:
+    if g.trick_card[max(leader, 0)] >= P[P_FIRST_JOKER]:
         return leader
-    best_y, win_y, best_l, win_l = -1, 0, -1, 0
-    led = g.led
+    best_t, win_t, best_l, win_l = -1, 0, -1, 0
+    led, trumps = g.led, g.trumps
     for s in range(n):
         c = np.int64(g.trick_card[s])
         if c < 0:
             continue
-        col = colour_of(c)
-        if col == YELLOW and c > best_y:
-            best_y, win_y = c, s
+        col = colour_of(c, P)
+        if trumps != NO_COLOUR and col == trumps and c > best_t:
+            best_t, win_t = c, s
         if col == led and c > best_l:
             best_l, win_l = c, s
-    return win_y if best_y >= 0 else win_l
+    return win_t if best_t >= 0 else win_l
 
 
 @rule
@@ -259,45 +294,76 @@ def trick_bits(g, n):
     return h
 
 
+@rule
+def hand_size(g, r, P):
+    """Cards per player in the current round (during a discard: the next round's)."""
+    h = r.sizes[min(np.int64(g.round), P[P_ROUNDS] - 1)]
+    return h if h > 0 else np.int64(g.drawn)
+
+
 # ---------------------------------------------------------------- deals and rounds
 @rule
-def next_deck(g, dq):
-    """The game's next deck into ``g.deck``: its next given one (``dq``: the game's row of
-    given decks), else a random one."""
+def next_deck(g, P, dq):
+    """The game's next deck row into ``g.deck``: its next given one (``dq``: the game's row
+    of given decks), else a random one (``deck_parts`` permutations of the ids)."""
     q = g.deck_next
     if q < dq.shape[0]:
-        for i in range(NUM_CARDS):
+        for i in range(dq.shape[1]):
             g.deck[i] = dq[q, i]
     else:
-        shuffle(g, g.deck)
+        ids = P[P_IDS]
+        for part in range(P[P_DECK_PARTS]):
+            shuffle(g, g.deck, part * ids, ids)
     g.deck_next = q + 1
 
 
 @rule
+def draw_size(g, P):
+    """A drawn hand size from the deck row's second part (family.drawn_size)."""
+    ids, largest = P[P_IDS], P[P_MAX_DRAWN]
+    bound = largest * (ids // largest)
+    for i in range(ids):
+        x = np.int64(g.deck[ids + i])
+        if x < bound:
+            return 1 + x % largest
+    return 1
+
+
+@rule
 def deal(g, r, P, dq):
-    """The round's hands in blocks from the dealer's left: from the deck, or under ``carry``
-    from the game's cards in the order the deck lists them (the first deal's top
-    ``hand_sizes[0] * n`` cards are the game's cards)."""
+    """The round's hands from the deck's cards in play (under ``carry`` after the first deal
+    only the game's cards), in the family's order -- in blocks from the dealer's left or one
+    card at a time from seat 0 --, then the turned card where trumps are turned."""
     n = P[P_N]
-    next_deck(g, dq)
-    h = r.sizes[g.round]
+    next_deck(g, P, dq)
+    if r.sizes[g.round] == 0:
+        g.drawn = draw_size(g, P)
+    h = hand_size(g, r, P)
     carry = P[P_CARRY] != 0
     if carry and g.round == 0:
         cards = np.uint64(0)
-        for i in range(r.sizes[0] * n):
-            cards |= bit(g.deck[i])
+        k = 0
+        for i in range(P[P_IDS]):
+            if k == h * n:
+                break
+            if has(r.in_play, g.deck[i]):
+                cards |= bit(g.deck[i])
+                k += 1
         g.game_cards = cards
     for s in range(n):
         g.hands[s] = 0
         g.took_back[s] = 0  # nothing taken back: a new deal
     k = 0
-    for i in range(NUM_CARDS):
-        if k == n * h:
-            break
+    for i in range(P[P_IDS]):
         c = g.deck[i]
-        if carry and not (g.game_cards >> np.uint64(c)) & np.uint64(1):
+        if not has(r.in_play, c) or (carry and not has(g.game_cards, c)):
             continue
-        s = (g.dealer + 1 + k // h) % n
+        if k == n * h:
+            if P[P_TRUMP_MODE] == TRUMP_TURNED:  # the next card is turned: trumps
+                g.trump_card = c
+                g.trumps = colour_of(c, P)
+            break
+        s = k % n if P[P_ONE_BY_ONE] else (g.dealer + 1 + k // h) % n
         g.hands[s] |= bit(c)
         k += 1
 
@@ -314,7 +380,7 @@ def start_round(g, r, P):
         g.tricks[s] = 0
         g.trick_card[s] = -1
         g.played_by[s] = 0
-        for c in range(NUM_COLOURS):
+        for c in range(P[P_COLOURS]):
             g.voids[s, c] = 0
     g.trick_len = 0
     g.led = NO_COLOUR
@@ -347,6 +413,9 @@ def new_game(g, r, P, dealer, scores, use_scores):
     g.game_cards = 0
     g.seen_game = 0
     g.round = 0
+    g.drawn = 0
+    g.trump_card = -1
+    g.trumps = P[P_TRUMP_COLOUR] if P[P_TRUMP_MODE] == TRUMP_FIXED else NO_COLOUR
     g.halt = False
     start_round(g, r, P)
 
@@ -364,12 +433,16 @@ def apply_bid(g, P, seat, bid):
 @rule
 def apply_play(g, r, P, seat, card):
     n = P[P_N]
-    colour = colour_of(card)
+    colour = colour_of(card, P)
     led = g.led
     if led != NO_COLOUR and colour != NO_COLOUR and colour != led:
         g.voids[seat, led] = 1  # a colour card off the led colour shows a void
     g.hands[seat] &= ~bit(card)
     g.played_by[seat] |= bit(card)
+    done = 0
+    for s in range(n):
+        done += g.tricks[s]
+    g.trick_no[card] = done
     g.trick_card[seat] = card
     if g.trick_len == 0:
         g.led = colour  # -1 after a led joker: no led colour
@@ -382,7 +455,7 @@ def apply_play(g, r, P, seat, card):
 @rule
 def complete_trick(g, r, P):
     n = P[P_N]
-    winner = trick_winner(g, n)
+    winner = trick_winner(g, P)
     g.tricks[winner] += 1
     g.played |= trick_bits(g, n)
     done = 0
@@ -393,7 +466,7 @@ def complete_trick(g, r, P):
     g.led = NO_COLOUR
     g.leader = winner
     g.to_act = winner
-    if done == r.sizes[g.round]:
+    if done == hand_size(g, r, P):
         score_round(g, r, P)
 
 
@@ -405,7 +478,7 @@ def score_round(g, r, P):
     rnd = np.int64(g.round)
     g.r_over = True
     g.r_index = rnd
-    g.r_size = r.sizes[rnd]
+    g.r_size = hand_size(g, r, P)
     for s in range(n):
         delta = r.points[g.bids[s], g.tricks[s]]
         g.scores[s] += delta
@@ -474,7 +547,7 @@ def end_game(g, P):
 
 @rule
 def clear_outputs(g):
-    for s in range(SEAT_PAD):
+    for s in range(g.rewards.shape[0]):
         g.rewards[s] = 0.0
     g.terminated = False
     g.r_over = False
@@ -487,7 +560,7 @@ def apply_action(g, r, P, action):
     seat = np.int64(g.to_act)
     ph = g.phase
     if ph == BID:
-        apply_bid(g, P, seat, action - BID0)
+        apply_bid(g, P, seat, action - P[P_IDS])
     elif ph == PLAY:
         apply_play(g, r, P, seat, action)
     elif ph == DISCARD:

@@ -1,0 +1,34 @@
+"""Oh Hell's batch engines for tournaments: the family's (:mod:`redbeard_env.sortskaeg.engine`)
+over Oh Hell's reference and batch engines.
+
+``job.decks`` is [1, 104]: the deal's deck row (the 52 card ids top first, then the
+permutation that draws a drawn hand size). Events as Sortskæg's: per scored deal
+``round_hand_size`` and ``round_bids``.
+"""
+
+from __future__ import annotations
+
+from ..sortskaeg import engine as _family
+from . import records
+from .parts import OH_HELL
+from .vector import VectorEnv
+
+__all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "ROUND_KEYS"]
+
+ROUND_KEYS = _family.ROUND_KEYS
+
+
+class ReferenceBatch(_family.ReferenceBatch):
+    """Oh Hell's jobs on the reference engine."""
+
+    parts = OH_HELL
+    records = records
+
+
+class VectorBatch(_family.VectorBatch):
+    """Oh Hell's jobs on its batch engine."""
+
+    vector_env = VectorEnv
+
+
+ENGINES = {"vector": VectorBatch, "reference": ReferenceBatch}

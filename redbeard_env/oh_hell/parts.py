@@ -1,0 +1,9 @@
+"""Oh Hell's modules as one :class:`~redbeard_env.parts.GameParts` (its reference engine is
+the Sortskæg family's, :mod:`redbeard_env.sortskaeg.game`)."""
+
+from ..parts import GameParts
+from ..sortskaeg import game
+from . import cards, observation, rules
+from .render import render_text
+
+OH_HELL = GameParts(game, rules, cards, observation, render_text)

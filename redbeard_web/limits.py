@@ -1,0 +1,168 @@
+"""The web table's budgets: what one client may cost the server, with their defaults.
+
+Every budget is a field of :class:`Limits` and an option of ``redbeard-web`` (its help text
+is the field's ``help``)::
+
+    bot cache         --bot-cache 32          bots kept built (least recently used dropped)
+    search budget     --search-budget 4096    playouts a bot may search per decision
+    hint time         --hint-seconds 10       a hint answers within this or is a 503
+    hint concurrency  --hint-concurrency 2    hints thinking at once
+    hint queue        --hint-queue 8          hints waiting for a thinker; more are 429s
+    review time       --review-seconds 30     a review of your play answers within this or is a 503
+    game creation     --games-per-minute 60   new games and replays per client address
+    request bodies    --body-size 64K         a new game's or an action's body
+    record uploads    --record-size 4M        a record sent for a replay
+    replay memory     --replay-memory 256M    the estimated memory of every open replay
+    busy games        --lock-seconds 10       a request waits this long for a busy game
+    slow clients      --header-seconds 10     a request's head must arrive within this
+                      --body-seconds 30       and its body within this
+    connections       --max-connections 1000  open connections; more are closed at once
+
+The per-client rate is a token bucket (:class:`RateLimiter`): ``games_per_minute`` tokens,
+refilled continuously, one per new game or replay.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+KIB, MIB = 1024, 1024 * 1024
+
+
+def _limit(default: Any, help: str, unit: str = "") -> Any:
+    return field(default=default, metadata={"help": help, "unit": unit})
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a client may cost the web table (see the module docstring). Sizes are bytes,
+    times seconds; ``games_per_minute=0`` switches the per-client rate off."""
+
+    bot_cache: int = _limit(32, "bots kept built at once; the least recently used is dropped")
+    search_budget: int = _limit(4096, "playouts a bot spec may search per decision (pimc: samples x candidates, "
+                                      "times its rollout bot's cost); costlier specs are refused")
+    hint_seconds: float = _limit(10.0, "a hint (waiting and thinking) answers within this or is a 503", "s")
+    hint_concurrency: int = _limit(2, "hints thinking at once")
+    hint_queue: int = _limit(8, "hints waiting for a free thinker; more are refused with 429")
+    review_seconds: float = _limit(30.0, "a review of your play (a bot's values at each of your decisions, "
+                                         "in the hints' pool) answers within this or is a 503; the bot stops then",
+                                   "s")
+    games_per_minute: float = _limit(60.0, "new games and replays per client address and minute "
+                                           "(a burst of as many); 0: no limit")
+    body_size: int = _limit(64 * KIB, "largest body of a new game or an action", "bytes")
+    record_size: int = _limit(4 * MIB, "largest record uploaded for a replay", "bytes")
+    replay_memory: int = _limit(256 * MIB, "estimated memory of all open replays; the least recently "
+                                           "used are dropped beyond it", "bytes")
+    lock_seconds: float = _limit(10.0, "a request waits this long for a game busy with its bots, then 503", "s")
+    header_seconds: float = _limit(10.0, "a request's head must arrive within this (else the connection is closed)", "s")
+    body_seconds: float = _limit(30.0, "a request's body must arrive within this (else 408)", "s")
+    max_connections: int = _limit(1000, "open connections at once; more are closed at once")
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.type == "int":
+                ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+                what = "an int >= 1"
+            else:
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                ok = ok and (value >= 0 if f.name == "games_per_minute" else value > 0)
+                what = "a finite number >= 0" if f.name == "games_per_minute" else "a finite number > 0"
+            if not ok:
+                raise ValueError(f"limit {f.name} must be {what}, got {str(value)[:40]!r}")
+
+
+def option_name(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def parse_size(text: str) -> int:
+    """``"64K"``, ``"4M"``, ``"1G"`` or a number of bytes -> bytes."""
+    text = str(text).strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": KIB, "M": MIB, "G": 1024 * MIB}.get(text[-1:], 1)
+    digits = text[:-1] if scale != 1 else text
+    if not digits.isdigit() or len(digits) > 12 or int(digits) < 1:
+        raise ValueError(f"a size is a positive number of bytes, or with K, M or G (e.g. 64K, 4M), got {text[:40]!r}")
+    return int(digits) * scale
+
+
+def positive_number(text: str, allow_zero: bool = False) -> float:
+    """A finite number > 0 (>= 0 with ``allow_zero``) from the command line."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"not a number: {str(text)[:40]!r}") from None
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"must be a finite number {'>= 0' if allow_zero else '> 0'}, got {str(text)[:40]!r}")
+    return value
+
+
+def show_size(n: int) -> str:
+    for unit, size in (("G", 1024 * MIB), ("M", MIB), ("K", KIB)):
+        if n % size == 0:
+            return f"{n // size}{unit}"
+    return str(n)
+
+
+# ---------------------------------------------------------------- per-client rate
+class RateLimiter:
+    """A token bucket per client address: ``per_minute`` tokens (the burst), refilled
+    continuously. Memory stays bounded: at most ``max_clients`` buckets are kept (the least
+    recently used is forgotten, which only ever gives its client a full bucket)."""
+
+    def __init__(self, per_minute: float, clock: Callable[[], float] = time.monotonic, max_clients: int = 10_000):
+        self.per_minute = float(per_minute)
+        self.clock = clock
+        self.max_clients = max_clients
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, client: str) -> float:
+        """Take a token for ``client``: 0.0 if there was one, else the seconds until there
+        is (nothing is taken then)."""
+        if self.per_minute <= 0:
+            return 0.0
+        now = self.clock()
+        with self._lock:
+            tokens, then = self._buckets.pop(client, (self.per_minute, now))
+            tokens = min(self.per_minute, tokens + (now - then) * self.per_minute / 60.0)
+            wait = 0.0
+            if tokens >= 1.0:
+                tokens -= 1.0
+            else:
+                wait = (1.0 - tokens) * 60.0 / self.per_minute
+            self._buckets[client] = (tokens, now)
+            while len(self._buckets) > self.max_clients:
+                self._buckets.popitem(last=False)
+        return wait
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+
+# ---------------------------------------------------------------- memory estimates
+def estimate_bytes(data: Any) -> int:
+    """An estimate of the memory of parsed JSON data (dicts, lists, strings, numbers): the
+    sum of ``sys.getsizeof`` over every object and the containers' slots, walked without
+    recursion (so any nesting depth is fine)."""
+    total, stack = 0, [data]
+    while stack:
+        item = stack.pop()
+        total += sys.getsizeof(item)
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return total
+
+
+__all__ = ["Limits", "RateLimiter", "estimate_bytes", "parse_size", "positive_number", "option_name", "show_size",
+           "KIB", "MIB"]

@@ -1,0 +1,92 @@
+"""Helpers of the web tests that check the table's budgets (test_web_limits.py,
+test_web_bad_requests.py, test_web_slow_clients.py, test_web_fuzz.py): a live server
+with given limits, a bot that waits at a gate, finished records."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import register
+
+
+class GatedBot(Agent):
+    """A bot of every game that waits at ``gate`` (an Event) before each move, counting its
+    calls; ``entered`` is set when it starts waiting. Plays the first legal action."""
+
+    gate = threading.Event()
+    entered = threading.Event()
+    calls = 0
+
+    def act(self, observation, action_mask=None):
+        type(self).calls += 1
+        type(self).entered.set()
+        if not type(self).gate.wait(30):
+            raise RuntimeError("the gate was never opened")
+        return int(np.flatnonzero(np.asarray(action_mask))[0])
+
+    @classmethod
+    def close(cls) -> None:
+        cls.gate.clear()
+        cls.entered.clear()
+        cls.calls = 0
+
+
+register("test_gated", GatedBot, overwrite=True)
+
+
+class LiveServer:
+    """The app served by uvicorn (with the project's protocol and ``limits``) in a
+    background thread on 127.0.0.1, a free port."""
+
+    def __init__(self, app, limits=None):
+        import uvicorn
+
+        from redbeard_web.limits import Limits
+        from redbeard_web.server import server_config
+
+        config = server_config(app, limits or Limits(), host="127.0.0.1", port=0)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        for _ in range(1000):
+            if self.server.started:
+                break
+            threading.Event().wait(0.01)
+        else:
+            raise RuntimeError("the test server did not start")
+        self.port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+def play_out(client, view, rng, max_moves: int = 5000) -> dict:
+    """The human plays uniformly random legal actions to the end."""
+    for _ in range(max_moves):
+        if view["finished"]:
+            return view
+        r = client.post(f"/api/games/{view['id']}/actions", json={"action": str(rng.choice(view["legal"]))})
+        assert r.status_code == 200, r.text
+        view = r.json()
+    raise AssertionError("the game did not end")
+
+
+def finished_record(client, game: str = "redbeard", seed: int = 1) -> dict:
+    """The record of a short finished game of ``game`` played through ``client``."""
+    import redbeard_env
+
+    info = redbeard_env.game_named(game)
+    fields = {f for f in info.make_rules().__dataclass_fields__}
+    overrides = {"start_score": 3} if "start_score" in fields else {"hand_sizes": [3, 2]} if "hand_sizes" in fields else {}
+    r = client.post("/api/games", json={"game": game, "seed": seed, "opponents": "random", "overrides": overrides})
+    assert r.status_code == 200, r.text
+    view = play_out(client, r.json(), np.random.default_rng(seed))
+    return client.get(f"/api/games/{view['id']}/record").json()
