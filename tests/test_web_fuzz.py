@@ -50,6 +50,7 @@ import redbeard_web.session as session_module  # noqa: E402
 from redbeard_web.session import BotPool  # noqa: E402
 from redbeard_web.store import GameStore  # noqa: E402
 from test_web_hidden import Cards, knowledge_by_step  # noqa: E402
+from web_helpers import short_game  # noqa: E402
 from web_strategies import (GAMES, any_bodies, bad_actions, bot_specs, json_values, mutated_records,  # noqa: E402
                             valid_bodies)
 
@@ -436,8 +437,7 @@ def finished_records(client):
     rng = np.random.default_rng(0)
     out = []
     for game in GAMES:
-        short = {"start_score": 2} if "start_score" in redbeard_env.game_named(game).make_rules().__dataclass_fields__ \
-            else {"hand_sizes": [2, 1]}
+        short = short_game(game, 2)
         v = client.post("/api/games", json={"game": game, "seed": 3, "opponents": "random", "overrides": short}).json()
         while not v["finished"]:
             v = client.post(f"/api/games/{v['id']}/actions", json={"action": str(rng.choice(v["legal"]))}).json()

@@ -79,14 +79,23 @@ def play_out(client, view, rng, max_moves: int = 5000) -> dict:
     raise AssertionError("the game did not end")
 
 
+def short_game(game: str, size: int = 3) -> dict:
+    """Overrides that keep a game of ``game`` short, by whichever field its Rules have: a
+    low start score, or few small hands (a game of one deal needs none)."""
+    import redbeard_env
+
+    fields = set(redbeard_env.game_named(game).make_rules().__dataclass_fields__)
+    if "start_score" in fields:
+        return {"start_score": size}
+    return {"hand_sizes": [size, size - 1]} if "hand_sizes" in fields else {}
+
+
 def finished_record(client, game: str = "redbeard", seed: int = 1) -> dict:
     """The record of a short finished game of ``game`` played through ``client``."""
     import redbeard_env
 
-    info = redbeard_env.game_named(game)
-    fields = {f for f in info.make_rules().__dataclass_fields__}
-    overrides = {"start_score": 3} if "start_score" in fields else {"hand_sizes": [3, 2]} if "hand_sizes" in fields else {}
-    r = client.post("/api/games", json={"game": game, "seed": seed, "opponents": "random", "overrides": overrides})
+    r = client.post("/api/games", json={"game": game, "seed": seed, "opponents": "random",
+                                        "overrides": short_game(game, 3)})
     assert r.status_code == 200, r.text
     view = play_out(client, r.json(), np.random.default_rng(seed))
     return client.get(f"/api/games/{view['id']}/record").json()

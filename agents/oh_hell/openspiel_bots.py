@@ -34,7 +34,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from redbeard_env.oh_hell.cards import BID0, NUM_ACTIONS, from_openspiel, to_openspiel
 
-from ..base import Agent, check_finite, check_masks
+from ..base import Agent, check_finite, check_masks, cost_number
 from .decode import PHASE, OObs, decode_batch
 from .pimc import hidden_hands
 
@@ -106,6 +106,13 @@ class OpenSpielBot(Agent):
         self.uct_c, self.worlds, self.seed = float(uct_c), worlds, seed
         self.games: dict = {}
         self.reset(seed)
+
+    @staticmethod
+    def search_cost(simulations=100, rollouts=1, worlds=4, algorithm="ismcts", **_) -> float:
+        """Playouts a searched decision costs at most: ``simulations x rollouts`` (MCTS
+        searches each of its ``worlds`` sampled deals; see :mod:`agents.base`)."""
+        cost = cost_number(simulations) * cost_number(rollouts)
+        return cost * cost_number(worlds) if algorithm == "mcts" else cost
 
     def reset(self, seed: int | None = None) -> None:
         seed = self.seed if seed is None else seed

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.oh_hell.cards import NUM_ACTIONS, NUM_CARDS
+from redbeard_env.oh_hell.cards import MAX_BID, NUM_ACTIONS, NUM_CARDS
 from redbeard_env.oh_hell.rules import Rules, make_rules
 from redbeard_env.oh_hell.vector import VectorEnv
 from redbeard_env.sortskaeg.vector import BID, PLAY
 
-from ..base import Agent, check_finite, check_masks
+from ..base import Agent, check_finite, check_masks, cost_number
 from ..registry import make_agent
 from .decode import CARD_SUIT, PHASE, OObs, decode_batch
 
@@ -94,6 +94,12 @@ class OhHellPIMC(Agent):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.decisions = 0  # decisions searched (tournaments report ms per searched decision)
+
+    @staticmethod
+    def search_cost(samples=16, **_) -> float:
+        """Playouts a searched decision costs at most: ``samples x`` candidates (at most
+        the MAX_BID + 1 bids; the rollout bot's own cost multiplies it; see :mod:`agents.base`)."""
+        return cost_number(samples) * (MAX_BID + 1)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
