@@ -15,7 +15,9 @@ At each bid and card play with more than one legal action:
    ``spite`` times the mean of the others' points (the deal is won on the most points).
 
 Cost per decision: about ``samples x legal actions x`` (remaining decisions of the deal)
-rollout decisions, played in chunks of at most ``max_worlds`` worlds.
+rollout decisions, played in chunks of at most ``max_worlds`` worlds. The search itself is the
+family's (:class:`agents.sortskaeg.pimc.FamilyPIMC`); this module says how an Oh Hell world
+is rebuilt from an observation.
 """
 
 from __future__ import annotations
@@ -27,8 +29,7 @@ from redbeard_env.oh_hell.rules import Rules, make_rules
 from redbeard_env.oh_hell.vector import VectorEnv
 from redbeard_env.sortskaeg.vector import BID, PLAY
 
-from ..base import Agent, check_finite, check_masks, cost_number
-from ..registry import make_agent
+from ..sortskaeg.pimc import FamilyPIMC, deal_constrained, hold_counts
 from .decode import CARD_SUIT, PHASE, OObs, decode_batch
 
 
@@ -43,35 +44,10 @@ def hidden_hands(v: OObs, rows: np.ndarray, samples: int, rng: np.random.Generat
     """bool [len(rows), samples, P, 52]: sampled hands of the other positions (position 0, the
     observer, holds nothing here), consistent with the observation."""
     P = v.bid.shape[1]
-    m = len(rows)
-    n = v.num_players[rows]
-    h = v.hand_size[rows]
-    playing = v.phase[rows] == PHASE["play"]
-    left = np.where(playing, h - v.tricks[rows].sum(1), h)
-    hold = np.where(np.arange(P)[None, :] < n[:, None], left[:, None] - (v.trick_played[rows] & playing[:, None]), 0)
-    hold[:, 0] = 0
     known = v.hand[rows] | v.played[rows] | v.trick[rows] | v.trump_card[rows]
     universe = v.in_play[rows] & ~known
-    allowed = np.broadcast_to(universe[:, None, :], (m, P, NUM_CARDS)) & ~v.voids[rows][:, :, CARD_SUIT]
-    # the most constrained first: fewest places for its cards; positions holding nothing last
-    order = np.argsort(allowed.sum(2) - hold + np.where(hold > 0, 0, 10**6), axis=1, kind="stable")
-    out = np.zeros((m, samples, P, NUM_CARDS), bool)
-    available = np.broadcast_to(universe[:, None, :], (m, samples, NUM_CARDS)).copy()
-    ar = np.arange(m)
-    for r in range(P):
-        p = order[:, r]
-        k = hold[ar, p]
-        if not k.any():
-            continue
-        ok = available & allowed[ar, p][:, None, :]
-        short = ok.sum(2) < k[:, None]
-        ok = np.where(short[:, :, None], available, ok)  # contradictory information: any card left
-        keys = np.where(ok, rng.random(ok.shape), np.inf)
-        rank = keys.argsort(2).argsort(2)
-        chosen = ok & (rank < k[:, None, None])
-        out[ar, :, p] = chosen
-        available &= ~chosen
-    return out
+    allowed = np.broadcast_to(universe[:, None, :], (len(rows), P, NUM_CARDS)) & ~v.voids[rows][:, :, CARD_SUIT]
+    return deal_constrained(hold_counts(v, rows, PHASE["play"]), allowed, universe, samples, rng)
 
 
 def trick_seats(v: OObs, row: int) -> dict[int, int]:
@@ -80,84 +56,16 @@ def trick_seats(v: OObs, row: int) -> dict[int, int]:
     return {int(np.flatnonzero(v.played_by[row, :, c])[0]): int(c) for c in cards}
 
 
-class OhHellPIMC(Agent):
+class OhHellPIMC(FamilyPIMC):
     """See the module docstring."""
 
     game = "oh_hell"
-
-    def __init__(self, samples: int = 16, rollout: str = "heuristic", spite: float = 0.5,
-                 max_worlds: int = 4096, seed: int | None = None):
-        if samples < 1 or max_worlds < 1:
-            raise ValueError(f"samples and max_worlds must be >= 1, got {samples}, {max_worlds}")
-        self.samples, self.spite, self.max_worlds = int(samples), float(spite), int(max_worlds)
-        self.rollout = make_agent(rollout, game=self.game, seed=seed)
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
-        self.decisions = 0  # decisions searched (tournaments report ms per searched decision)
-
-    @staticmethod
-    def search_cost(samples=16, **_) -> float:
-        """Playouts a searched decision costs at most: ``samples x`` candidates (at most
-        the MAX_BID + 1 bids; the rollout bot's own cost multiplies it; see :mod:`agents.base`)."""
-        return cost_number(samples) * (MAX_BID + 1)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(self.seed if seed is None else seed)
-        if hasattr(self.rollout, "reset"):
-            self.rollout.reset(seed)
-
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        legal = check_masks(mask, NUM_ACTIONS)
-        obs = check_finite(np.asarray(obs, dtype=np.float32))
-        actions = np.asarray(self.rollout.act_batch(obs, mask), dtype=np.int64)
-        v = decode_batch(obs)
-        search = np.flatnonzero(np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1))
-        if len(search) == 0:
-            return actions
-        self.decisions += len(search)
-        groups: dict = {}
-        for r in search:
-            groups.setdefault((int(v.num_players[r]), rules_from_obs(v, r)), []).append(r)
-        for (n, rules), rows in groups.items():
-            rows = np.array(rows)
-            per_row = self.samples * legal[rows].sum(1)
-            start = 0
-            while start < len(rows):  # chunks of at most max_worlds worlds (at least one row)
-                end = start + max(1, int(np.searchsorted(np.cumsum(per_row[start:]), self.max_worlds, side="right")))
-                chunk = rows[start:end]
-                actions[chunk] = self._search(v, legal, chunk, n, rules)
-                start = end
-        return actions
-
-    def _search(self, v: OObs, legal: np.ndarray, rows: np.ndarray, n: int, rules: Rules) -> np.ndarray:
-        S = self.samples
-        hands = hidden_hands(v, rows, S, self.rng)  # [m, S, P, 52]
-        hands[:, :, 0] = v.hand[rows][:, None, :]
-        cand = [np.flatnonzero(legal[r]) for r in rows]
-        row_of = np.concatenate([np.repeat(i, S * len(c)) for i, c in enumerate(cand)])
-        sample_of = np.concatenate([np.tile(np.arange(S), len(c)) for c in cand])
-        action_of = np.concatenate([np.repeat(c, S) for c in cand])
-        W = len(row_of)
-        venv = VectorEnv(W, n, rules=rules, seed=int(self.rng.integers(2**31)), auto_reset=False)
-        self._load_worlds(venv, v, rows, row_of, hands[row_of, sample_of][:, :n])
-        value = np.zeros(W)
-        actions = action_of
-        while True:
-            obs, mask, seat, _, _, _, info = venv.step(actions)
-            over = info["round_over"]
-            if over.any():
-                delta = info["round_delta"][over].astype(float)
-                value[over] = delta[:, 0] - self.spite * delta[:, 1:].mean(1)
-            live = np.flatnonzero(~venv.halted)
-            if len(live) == 0:
-                break
-            actions = np.zeros(W, np.int64)
-            actions[live] = self.rollout.act_batch(obs[live], mask[live])
-        best = np.empty(len(rows), np.int64)
-        for i, c in enumerate(cand):
-            means = value[row_of == i].reshape(len(c), S).mean(1)
-            best[i] = c[int(means.argmax())]
-        return best
+    num_actions = NUM_ACTIONS
+    max_bid = MAX_BID
+    vector_env = VectorEnv
+    decode = staticmethod(decode_batch)
+    rules_from_obs = staticmethod(rules_from_obs)
+    hidden_hands = staticmethod(hidden_hands)
 
     @staticmethod
     def _load_worlds(venv: VectorEnv, v: OObs, rows: np.ndarray, row_of: np.ndarray, hands: np.ndarray):

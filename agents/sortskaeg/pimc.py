@@ -51,30 +51,28 @@ def rules_from_obs(v: SObs, row: int) -> Rules:
                       miss_each=int(np.rint(f[6] * RULE_SCALE)))
 
 
-def hidden_hands(v: SObs, rows: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:
-    """bool [len(rows), samples, P, 42]: sampled hands of the other positions (position 0,
-    the observer, holds its own hand), consistent with the observation."""
+def hold_counts(v, rows: np.ndarray, phase_play: int) -> np.ndarray:
+    """int [len(rows), P]: how many cards each other position holds now (position 0, the
+    observer, and the seats beyond the table: 0). Any family game's decoded observation."""
     P = v.bid.shape[1]
-    m = len(rows)
     n = v.num_players[rows]
     h = v.hand_size[rows]
-    playing = v.phase[rows] == PHASE["play"]
+    playing = v.phase[rows] == phase_play
     left = np.where(playing, h - v.tricks[rows].sum(1), h)
     hold = np.where(np.arange(P)[None, :] < n[:, None], left[:, None] - (v.trick_played[rows] & playing[:, None]), 0)
     hold[:, 0] = 0
-    known = v.hand[rows] | v.played[rows] | v.trick[rows]
-    game_set = v.carry[rows, None] & v.seen_game[rows].any(1)[:, None]
-    universe = np.where(game_set, v.seen_game[rows], True) & ~known
-    took = v.took_back[rows]
-    took_any = took.any(2)
-    # per position: where its cards may be (its took-back cards under carry, minus its voids)
-    allowed = np.where(took_any[:, :, None], took, universe[:, None, :]) & ~known[:, None, :]
-    void_cards = v.voids[rows][:, :, np.maximum(CARD_COLOUR, 0)] & (CARD_COLOUR >= 0)[None, None, :]
-    allowed &= ~void_cards
-    # the most constrained first: fewest places for its cards; positions holding nothing last
+    return hold
+
+
+def deal_constrained(hold: np.ndarray, allowed: np.ndarray, available: np.ndarray, samples: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """bool [m, samples, P, cards]: ``samples`` deals giving each position ``hold`` cards
+    uniformly from ``available`` [m, cards] within its ``allowed`` [m, P, cards], the most
+    constrained positions first (contradictory information: any card left)."""
+    m, P, num_cards = allowed.shape
     order = np.argsort(allowed.sum(2) - hold + np.where(hold > 0, 0, 10**6), axis=1, kind="stable")
-    out = np.zeros((m, samples, P, NUM_CARDS), bool)
-    available = np.broadcast_to(universe[:, None, :] | (took.any(1) & ~known)[:, None, :], (m, samples, NUM_CARDS)).copy()
+    out = np.zeros((m, samples, P, num_cards), bool)
+    available = np.broadcast_to(available[:, None, :], (m, samples, num_cards)).copy()
     ar = np.arange(m)
     for r in range(P):
         p = order[:, r]
@@ -83,13 +81,28 @@ def hidden_hands(v: SObs, rows: np.ndarray, samples: int, rng: np.random.Generat
             continue
         ok = available & allowed[ar, p][:, None, :]
         short = ok.sum(2) < k[:, None]
-        ok = np.where(short[:, :, None], available, ok)  # contradictory information: any card left
+        ok = np.where(short[:, :, None], available, ok)
         keys = np.where(ok, rng.random(ok.shape), np.inf)
         rank = keys.argsort(2).argsort(2)
         chosen = ok & (rank < k[:, None, None])
         out[ar, :, p] = chosen
         available &= ~chosen
     return out
+
+
+def hidden_hands(v: SObs, rows: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:
+    """bool [len(rows), samples, P, 42]: sampled hands of the other positions (position 0,
+    the observer, holds its own hand), consistent with the observation."""
+    known = v.hand[rows] | v.played[rows] | v.trick[rows]
+    game_set = v.carry[rows, None] & v.seen_game[rows].any(1)[:, None]
+    universe = np.where(game_set, v.seen_game[rows], True) & ~known
+    took = v.took_back[rows]
+    # per position: where its cards may be (its took-back cards under carry, minus its voids)
+    allowed = np.where(took.any(2)[:, :, None], took, universe[:, None, :]) & ~known[:, None, :]
+    void_cards = v.voids[rows][:, :, np.maximum(CARD_COLOUR, 0)] & (CARD_COLOUR >= 0)[None, None, :]
+    allowed &= ~void_cards
+    return deal_constrained(hold_counts(v, rows, PHASE["play"]), allowed, universe | (took.any(1) & ~known),
+                            samples, rng)
 
 
 def trick_seats(v: SObs, row: int) -> dict[int, int]:
@@ -118,11 +131,19 @@ def trick_seats(v: SObs, row: int) -> dict[int, int]:
     return out
 
 
-class SortskaegPIMC(Agent):
-    """See the module docstring."""
+class FamilyPIMC(Agent):
+    """The search of the module docstring for any game of the Oh Hell family (one batch
+    engine, :mod:`redbeard_env.sortskaeg.family`); a game's subclass names its engine,
+    observation decoder and how a world is rebuilt from an observation."""
 
-    game = "sortskaeg"
+    game = ""
     value_units = "points"  # action_values: the round's expected points (minus spite x the others')
+    num_actions = NUM_ACTIONS
+    max_bid = MAX_BID
+    vector_env = VectorEnv
+    decode = staticmethod(decode_batch)
+    rules_from_obs = staticmethod(rules_from_obs)
+    hidden_hands = staticmethod(hidden_hands)
 
     def __init__(self, samples: int = 16, rollout: str = "heuristic", spite: float = 0.5,
                  max_worlds: int = 4096, seed: int | None = None):
@@ -134,11 +155,11 @@ class SortskaegPIMC(Agent):
         self.rng = np.random.default_rng(seed)
         self.decisions = 0  # decisions searched (tournaments report ms per searched decision)
 
-    @staticmethod
-    def search_cost(samples=16, **_) -> float:
+    @classmethod
+    def search_cost(cls, samples=16, **_) -> float:
         """Playouts a searched decision costs at most: ``samples x`` candidates (at most
-        the MAX_BID + 1 bids; the rollout bot's own cost multiplies it; see :mod:`agents.base`)."""
-        return cost_number(samples) * (MAX_BID + 1)
+        the max_bid + 1 bids; the rollout bot's own cost multiplies it; see :mod:`agents.base`)."""
+        return cost_number(samples) * (cls.max_bid + 1)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
@@ -150,10 +171,10 @@ class SortskaegPIMC(Agent):
         round's points minus ``spite`` times the others' mean); ``-inf`` for illegal actions,
         ``nan`` for the legal actions of decisions left to the rollout bot (discards) or with
         one legal action."""
-        legal = check_masks(mask, NUM_ACTIONS)
+        legal = check_masks(mask, self.num_actions)
         obs = check_finite(np.asarray(obs, dtype=np.float32))
         out = np.where(legal, np.nan, -np.inf)
-        v = decode_batch(obs)
+        v = self.decode(obs)
         search = np.flatnonzero(np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1))
         for chunk, n, rules in self._chunks(v, legal, search):
             self._search(v, legal, chunk, n, rules)
@@ -161,12 +182,12 @@ class SortskaegPIMC(Agent):
                 out[r, cands] = means
         return out
 
-    def _chunks(self, v: SObs, legal: np.ndarray, search: np.ndarray):
+    def _chunks(self, v, legal: np.ndarray, search: np.ndarray):
         """The searched rows by (players, rules), in chunks of at most ``max_worlds`` worlds
         (at least one row): ``(rows, players, rules)``."""
         groups: dict = {}
         for r in search:
-            groups.setdefault((int(v.num_players[r]), rules_from_obs(v, r)), []).append(r)
+            groups.setdefault((int(v.num_players[r]), self.rules_from_obs(v, r)), []).append(r)
         for (n, rules), rows in groups.items():
             rows = np.array(rows)
             per_row = self.samples * legal[rows].sum(1)
@@ -177,10 +198,10 @@ class SortskaegPIMC(Agent):
                 start = end
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        legal = check_masks(mask, NUM_ACTIONS)
+        legal = check_masks(mask, self.num_actions)
         obs = check_finite(np.asarray(obs, dtype=np.float32))
         actions = np.asarray(self.rollout.act_batch(obs, mask), dtype=np.int64)
-        v = decode_batch(obs)
+        v = self.decode(obs)
         search = np.flatnonzero(np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1))
         if len(search) == 0:
             return actions
@@ -189,9 +210,9 @@ class SortskaegPIMC(Agent):
             actions[chunk] = self._search(v, legal, chunk, n, rules)
         return actions
 
-    def _search(self, v: SObs, legal: np.ndarray, rows: np.ndarray, n: int, rules: Rules) -> np.ndarray:
+    def _search(self, v, legal: np.ndarray, rows: np.ndarray, n: int, rules: Rules) -> np.ndarray:
         S = self.samples
-        hands = hidden_hands(v, rows, S, self.rng)  # [m, S, P, 42]
+        hands = self.hidden_hands(v, rows, S, self.rng)  # [m, S, P, cards]
         hands[:, :, 0] = v.hand[rows][:, None, :]
         cand = [np.flatnonzero(legal[r]) for r in rows]
         # world w: row index, sample, candidate
@@ -202,7 +223,7 @@ class SortskaegPIMC(Agent):
             action_of.append(np.repeat(c, S))
         row_of, sample_of, action_of = (np.concatenate(x) for x in (row_of, sample_of, action_of))
         W = len(row_of)
-        venv = VectorEnv(W, n, rules=rules, seed=int(self.rng.integers(2**31)), auto_reset=False)
+        venv = self.vector_env(W, n, rules=rules, seed=int(self.rng.integers(2**31)), auto_reset=False)
         self._load_worlds(venv, v, rows, row_of, hands[row_of, sample_of][:, :n])
         value = np.zeros(W)
         actions = action_of
@@ -224,6 +245,13 @@ class SortskaegPIMC(Agent):
             best[i] = c[int(means.argmax())]
             self.last_means.append((c, means))
         return best
+
+
+
+class SortskaegPIMC(FamilyPIMC):
+    """See the module docstring."""
+
+    game = "sortskaeg"
 
     @staticmethod
     def _load_worlds(venv: VectorEnv, v: SObs, rows: np.ndarray, row_of: np.ndarray, hands: np.ndarray):

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..viewparts import frame_base, seat_label
+from ..viewparts import frame_base, score_series, seat_label
 from .cards import RANKS, SUIT_NAMES, SUITS, action_name as _action_name, card_name, rank_of, suit_of
+from .rules import PRESETS
+from .stakes import card_text, rules_page, stakes, why_illegal  # noqa: F401 (the views' API)
 
 #: suits in hand order: trumps first, then the others in the order H S D C
 HAND_SUITS = "HSDC"
@@ -24,6 +26,10 @@ SUIT_MARKS = {"C": "♣", "D": "♦", "S": "♠", "H": "♥"}
 INTRO = ("Bid how many tricks you will take, then take exactly that many. A card turned up after the deal "
          "sets trumps; follow suit if you can. Each trick scores a point and an exact bid 10 more; the dealer "
          "bids last and may not make the bids add up to the tricks. The most points win (OpenSpiel's oh_hell).")
+#: the bot the review of your play asks by default (pimc values moves in expected points)
+REVIEW_BOT = "pimc"
+FLAG_HELP = {"D": "dealer: bids last and may not make the bids add up to the tricks",
+             "on target": "has taken exactly the tricks bid", "winner": "won the deal (or shares the win)"}
 SHORT: dict[str, str] = {}  # cards (AS, 10d) and bid numbers are short enough
 HELP = """Type an action at the prompt:
   a card:  AS  10d  td  play:QH
@@ -65,7 +71,9 @@ def card_faces() -> dict[str, list[str]]:
 
 def page_info() -> dict:
     """What the page needs to draw this game: card faces, move labels, an introduction."""
-    return {"cards": card_faces(), "labels": {}, "prefixes": {"play:": "Play ", "bid:": "Bid "}, "intro": INTRO}
+    return {"cards": card_faces(), "labels": {}, "prefixes": {"play:": "Play ", "bid:": "Bid "}, "intro": INTRO,
+            "keys": {}, "flag_help": dict(FLAG_HELP),
+            "rules_pages": {preset: rules_page(r) for preset, r in PRESETS.items()}}
 
 
 def shown_action(seat: int, name: str, you: int | None) -> str:
@@ -79,6 +87,8 @@ def describe(seat: int, name: str, you: int | None = None) -> str:
     mine = seat == you
     verb, _, what = name.partition(":")
     verbs = {"play": "plays", "bid": "bids"}
+    if verb == "play" and what:
+        what = card_text(what)
     return f"{who} {verb if mine else verbs.get(verb, verb)} {what}".rstrip()
 
 
@@ -196,9 +206,10 @@ def question(g, seat: int, keys: bool = False) -> str:
 
 # ---------------------------------------------------------------- effects of a move
 def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Sequence[tuple[int, int]],
-            deal: dict | None, you: int | None) -> list[dict]:
+            deal: dict | None, you: int | None, earlier: Sequence[dict] = ()) -> list[dict]:
     """The public consequences of ``seat``'s ``action`` from the game's ``events`` (a trick
-    won, the points, the winners), each with a ``text`` as ``you`` read it."""
+    won, the points, the winners), each with a ``text`` as ``you`` read it. ``earlier`` (the
+    round's score changes before the move) is empty in Oh Hell: the deal scores at its end."""
     out: list[dict] = []
     for e in events:
         if e[0] == "trick":
@@ -206,7 +217,7 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
             out.append({"type": "trick", "winner": e[1], "cards": cards,
                         "text": f"{seat_label(e[1], you)} {'take' if e[1] == you else 'takes'} the trick"})
         elif e[0] == "round_end":
-            out += _round_end(e, you)
+            out += _round_end(e, you, g.scores)
         elif e[0] == "game_end":
             seats = list(e[1])
             names = " and ".join(seat_label(s, you) for s in seats)
@@ -214,19 +225,28 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
                     else f"{names} share the win!")
             out.append({"type": "winner", "seat": seats[0] if len(seats) == 1 else seats, "seats": seats,
                         "text": text})
+            for x in out:
+                if x["type"] == "round_end":
+                    x["notes"].append(text)
     return out
 
 
-def _round_end(e: tuple, you: int | None) -> list[dict]:
+def _round_end(e: tuple, you: int | None, scores: Sequence[int]) -> list[dict]:
     _, index, size, bids, tricks, deltas = e
-    out, lines = [], []
+    out, changes = [], []
     for s, (b, t, d) in enumerate(zip(bids, tricks, deltas)):
         out.append({"type": "score", "seat": s, "delta": d, "reason": "exact" if b == t else "missed",
                     "text": f"{seat_label(s, you)} {d:+d} (bid {b}, took {t})"})
-        lines.append(f"{seat_label(s, you)} bid {b}, took {t}: {d:+d}")
+        why = f"bid {b}, took {t}: " + ("exact" if b == t else f"{abs(t - b)} off")
+        after = int(scores[s])
+        changes.append({"seat": s, "before": after - d, "after": after,
+                        "items": [{"reason": "exact" if b == t else "missed", "delta": d, "count": 1,
+                                   "text": f"{d:+d} {why}"}],
+                        "text": f"{seat_label(s, you)}: {after - d} → {after} ({d:+d}, {why})"})
+    headline = f"The deal ({size} trick{'s' if size != 1 else ''}):"
     end = {"type": "round_end", "round": index + 1, "hand_size": size, "bids": list(bids), "tricks": list(tricks),
-           "points": list(deltas), "text": "the deal is scored",
-           "summary": f"{size} trick{'s' if size != 1 else ''}: " + "; ".join(lines) + "."}
+           "points": list(deltas), "text": "the deal is scored", "changes": changes, "headline": headline,
+           "notes": [], "summary": f"{headline} " + "; ".join(c["text"] for c in changes) + "."}
     return out + [end]
 
 
@@ -236,19 +256,22 @@ def sheet(recorder) -> list[dict]:
     return [dict(r) for r in recorder.rounds]
 
 
-def sheet_view(rows: Sequence[dict], num_players: int, you: int | None) -> dict:
-    """The score sheet: the deal's tricks, then each player's points with bid/tricks."""
+def sheet_view(rows: Sequence[dict], num_players: int, you: int | None, start: Sequence[int] | None = None) -> dict:
+    """The score sheet: the deal's tricks, then each player's points (``sub``: bid/tricks;
+    class ``zero``: an exact bid), plus the totals as ``series`` per seat for a chart."""
     short = [("You" if s == you else f"P{s}") for s in range(num_players)]
-    head = [{"text": "tricks"}] + [{"text": short[s], "title": seat_label(s, you)} for s in range(num_players)]
+    head = [{"text": "tricks", "title": "cards in each hand"}] + [{"text": short[s], "title": seat_label(s, you)} for s in range(num_players)]
     body = []
     for r in rows:
         row = [{"text": str(r["hand_size"]), "title": f"dealer {seat_label(r['dealer'], you)}"}]
         for s in range(num_players):
             b, t, p = r["bids"][s], r["tricks"][s], r["points"][s]
-            row.append({"text": f"{r['scores'][s]} ({b}/{t})", "title": f"bid {b}, took {t}: {p:+d}",
+            row.append({"text": str(r["scores"][s]), "sub": f"{b}/{t}",
+                        "title": f"{seat_label(s, you)}: bid {b}, took {t}: {p:+d}; total {r['scores'][s]}",
                         "class": "zero" if b == t else ""})
         body.append(row)
-    return {"head": head, "rows": body}
+    legend = "Points after the deal; small numbers: bid/tricks taken; green: exact bid."
+    return {"head": head, "rows": body, "legend": legend, "series": score_series(rows, num_players, you, start)}
 
 
 # ---------------------------------------------------------------- a finished game, every hand face up
@@ -269,13 +292,13 @@ def frame(g, agents: Sequence[str]) -> dict:
 def _cards_by_suit(cards: list[str]) -> str:
     groups: dict[str, list[str]] = {}
     for c in cards:
-        groups.setdefault(c[1], []).append(c[0])
-    return "   ".join(f"{suit}: {' '.join(ranks)}" for suit, ranks in groups.items()) or "(none)"
+        groups.setdefault(c[1], []).append(card_text(c)[:-1])
+    return "   ".join(f"{SUIT_MARKS[suit]}: {' '.join(ranks)}" for suit, ranks in groups.items()) or "(none)"
 
 
 def render_table(t: dict, you: int, agents: Sequence[str]) -> str:
     """A table (from :func:`table`) and the viewer's hand as text."""
-    trumps = f"{t['trumps']} are trumps ({t['trump_card']} turned)" if t["trump_card"] else "no trumps"
+    trumps = f"{t['trumps']} are trumps ({card_text(t['trump_card'])} turned)" if t["trump_card"] else "no trumps"
     head = [f"{t['hand_size']} tricks", f"dealer {seat_label(t['dealer'], you)}", f"bids {t['bids_total']}", trumps]
     lines = [" · ".join(head), f"  {'player':<22}{'points':>7}  {'bid':<6}{'tricks':>6}  "]
     for p in t["players"]:
@@ -284,15 +307,16 @@ def render_table(t: dict, you: int, agents: Sequence[str]) -> str:
         bid = "-" if p["bid"] is None else str(p["bid"])
         lines.append(f"  {name[:22]:<22}{p['score']:>7}  {bid:<6}{p['tricks']:>6}  {' '.join(marks)}")
     if t["trick"]:
-        lines.append("  trick: " + "  ".join(f"{seat_label(c['seat'], you)} {c['card']}" for c in t["trick"]))
+        lines.append("  trick: " + "  ".join(f"{seat_label(c['seat'], you)} {card_text(c['card'])}" for c in t["trick"]))
     elif t["last_trick"]:
         last = t["last_trick"]
-        lines.append("  last trick: " + "  ".join(f"{seat_label(c['seat'], you)} {c['card']}" for c in last["cards"])
+        lines.append("  last trick: " + "  ".join(f"{seat_label(c['seat'], you)} {card_text(c['card'])}"
+                                                  for c in last["cards"])
                      + f"  -> {seat_label(last['winner'], you)}")
     lines.append(f"  your hand: {_cards_by_suit(t['your_hand'])}")
     return "\n".join(lines)
 
 
 __all__ = ["action_name", "sorted_hand", "hand", "page_info", "shown_action", "describe", "winner", "winners",
-           "truncated", "extras", "table", "question", "effects", "sheet", "sheet_view", "frame", "render_table",
-           "SHORT", "HELP", "seat_label"]
+           "truncated", "extras", "table", "question", "stakes", "effects", "sheet", "sheet_view", "frame",
+           "render_table", "rules_page", "card_text", "why_illegal", "SHORT", "HELP", "seat_label"]
