@@ -53,7 +53,15 @@ try:
 except ImportError:  # pragma: no cover
     import httpx
 
-GAMES = ("redbeard", "sortskaeg")
+from redbeard_env.registry import game_named, registered_games  # noqa: E402
+
+GAMES = tuple(registered_games())
+
+
+def short_overrides(game: str, rng: random.Random) -> dict:
+    """A shorter game where the game's Rules have a start score (a race to a score)."""
+    fields = game_named(game).make_rules().__dataclass_fields__
+    return {"start_score": rng.randint(3, 8)} if "start_score" in fields else {}
 
 
 class Stats:
@@ -127,8 +135,7 @@ async def player(client, index: int, stop: float, stats: Stats, think: float) ->
         game = rng.choice(GAMES)
         body = {"game": game, "players": rng.randint(3, 5), "seed": rng.randrange(2**31),
                 "opponents": rng.choice(["heuristic", "random"])}
-        if game == "redbeard":
-            body["overrides"] = {"start_score": rng.randint(3, 8)}
+        body["overrides"] = short_overrides(game, rng)
         view = await timed(client, stats, "POST", "/api/games", json=body)
         while view is not None and not view["finished"] and time.monotonic() < stop:
             await asyncio.sleep(rng.uniform(0, 2 * think))

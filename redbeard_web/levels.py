@@ -148,7 +148,8 @@ def lineups(bots: list[str], size: int = TABLE_SIZE) -> list[tuple[str, ...]]:
 
 def pick_levels(rated: dict[str, dict], names: tuple[str, ...] = LEVEL_NAMES) -> list[dict]:
     """The levels from rated bots: sorted by rating, the weakest and strongest kept and the
-    rest evenly spaced; bots rated no higher than the level below are left out."""
+    rest evenly spaced; bots rated no higher than the level below are left out. With fewer
+    levels than names, the first names go to the weaker ones and the last to the strongest."""
     order = sorted(rated, key=lambda b: rated[b]["mu"])
     if len(order) > len(names):
         k = len(order) - 1
@@ -158,7 +159,9 @@ def pick_levels(rated: dict[str, dict], names: tuple[str, ...] = LEVEL_NAMES) ->
         if out and round(rated[bot]["mu"], 2) <= out[-1]["rating"]:
             continue
         out.append({"bot": bot, "rating": round(rated[bot]["mu"], 2), "sigma": round(rated[bot]["sigma"], 2)})
-    for level, name in zip(out, names[len(names) - len(out):] if len(out) < len(names) else names):
+    if len(out) < len(names):  # fewer levels: the weakest is still the beginners', the strongest the experts'
+        names = names[:max(len(out) - 1, 0)] + names[-1:]
+    for level, name in zip(out, names):
         level["name"] = name
     return [{"name": lv["name"], "bot": lv["bot"], "rating": lv["rating"], "sigma": lv["sigma"]} for lv in out]
 

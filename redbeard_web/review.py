@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from redbeard_env.records import FORMAT, VERSION, rules_dict, start_game
+from redbeard_env.records import FORMAT, VERSION, rules_dict
 
 from .bots import check_bot_spec
 
@@ -52,12 +52,13 @@ def record_so_far(recorder: Any) -> dict:
 
 def start_so_far(info: Any, record: dict) -> tuple[Any, Any]:
     """The game's reference engine at the start of a record made by :func:`record_so_far`
-    (with a recorder following it): dealt only from the record's deals, like the game's own
-    ``start_replay``, but without its checks of a finished game's outcome (a running game
-    has none yet; the record comes from the server's own recorder)."""
-    records = info.records
-    return start_game(record, lambda rec: info.make_rules(rec["rules"]), records.deck_of, info.parts.game.new_game,
-                      records.Recorder)
+    (with a recorder following it), by the game's own ``start_replay``: dealt only from the
+    record's deals. Only the deals and actions are replayed; a running game has no winners
+    yet, so where the record names none, seat 0 stands in to pass the records' structure
+    check (the outcome is never read here; the record comes from the server's own recorder)."""
+    if not record.get("winners"):
+        record = dict(record, winners=[0])
+    return info.records.start_replay(record)
 
 
 def decisions(session: Any) -> tuple[list[dict], int]:

@@ -141,7 +141,8 @@ def test_levels_are_measured_and_strictly_ordered(client, game):
     data = r.json()
     levels = data["levels"]
     assert len(levels) >= 3, data
-    assert [lv["name"] for lv in levels] in (list(L.LEVEL_NAMES[:len(levels)]), list(L.LEVEL_NAMES[-len(levels):]))
+    names = list(L.LEVEL_NAMES)
+    assert [lv["name"] for lv in levels] == names[:len(levels) - 1] + names[-1:]  # Beginner ... Expert
     ratings = [lv["rating"] for lv in levels]
     assert all(a < b for a, b in zip(ratings, ratings[1:])), ratings
     for lv in levels:
@@ -162,6 +163,8 @@ def test_levels_errors_and_the_picking_rule(client):
     picked = L.pick_levels(rated)
     assert [p["bot"] for p in picked] == ["a", "b", "d", "e"]
     assert [p["name"] for p in picked] == list(L.LEVEL_NAMES)
+    three = L.pick_levels({b: {"mu": mu, "sigma": 1.0} for b, mu in [("a", 20.0), ("b", 25.0), ("c", 30.0)]})
+    assert [p["name"] for p in three] == ["Beginner", "Club", "Expert"]  # the weakest a beginner's, the best expert
     assert L.lineups(["x", "y", "z"]) == [("x", "y", "x", "y"), ("x", "z", "x", "z"), ("y", "z", "y", "z")]
 
 
