@@ -19,7 +19,6 @@ pytest.importorskip("starlette", reason="the web extra is not installed (pip ins
 from starlette.testclient import TestClient  # noqa: E402
 
 from agents.base import Agent  # noqa: E402
-from agents.registry import register  # noqa: E402
 from redbeard_web.app import create_app  # noqa: E402
 from redbeard_web.guards import MAX_MESSAGE  # noqa: E402
 from redbeard_web.limits import Limits  # noqa: E402
@@ -37,7 +36,13 @@ class PathBot(Agent):
         raise ValueError(f"cannot read {os.path.abspath(__file__)}: no such policy")
 
 
-register("test_pathbot", PathBot, overwrite=True)
+@pytest.fixture
+def pathbot(monkeypatch):
+    """``test_pathbot`` registered for one test only (other tests list every registered bot)."""
+    import agents.registry as registry
+
+    monkeypatch.setitem(registry._REGISTERED, (None, "test_pathbot"), PathBot)
+    return "test_pathbot"
 
 
 @pytest.fixture(scope="module")
@@ -217,7 +222,7 @@ def test_ppo_names_never_look_at_the_servers_files(client, game, tmp_path, monke
     assert r.status_code == 200 and r.json()["kind"] == "probability"
 
 
-def test_no_absolute_path_in_any_error(client, game):
+def test_no_absolute_path_in_any_error(client, game, pathbot):
     url = f"/api/games/{game['id']}/hint"
     for spec in ("test_pathbot", "ppo:/etc/passwd", "ppo:../../etc/passwd", "sb3:/tmp/x.zip"):
         message = check_refusal(client.get(url, params={"bot": spec}))
