@@ -19,6 +19,7 @@ from redbeard_env.records import replay  # noqa: E402
 from redbeard_web.app import create_app  # noqa: E402
 from redbeard_web.session import BotPool  # noqa: E402
 from redbeard_web.store import GameStore  # noqa: E402
+from web_helpers import play_out  # noqa: E402
 
 GAMES = redbeard_env.registered_games()
 VIEW_KEYS = {"id", "game", "phase", "to_act", "your_seat", "hand", "legal", "question", "scores", "finished",
@@ -59,16 +60,6 @@ def new_game(client, **body):
     r = client.post("/api/games", json=body)
     assert r.status_code == 200, r.text
     return r.json()
-
-
-def play_out(client, view, rng, max_moves=5000):
-    for _ in range(max_moves):
-        if view["finished"]:
-            return view
-        r = client.post(f"/api/games/{view['id']}/actions", json={"action": str(rng.choice(view["legal"]))})
-        assert r.status_code == 200, r.text
-        view = r.json()
-    raise AssertionError("the game did not end")
 
 
 def short_overrides(game: str) -> dict:

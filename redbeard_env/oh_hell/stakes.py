@@ -7,6 +7,7 @@ why a move is not allowed. Only what the seat may know goes in. Part of
 from __future__ import annotations
 
 from ..sortskaeg.game import legal_bids
+from ..sortskaeg.stakes import why_not_bid
 from .cards import BID0, RANKS, SUIT_NAMES, SUITS, action_id, card_name, suit_of
 from .rules import RANDOM_TRICKS, Rules, points
 
@@ -94,14 +95,7 @@ def why_illegal(g, seat: int, name: str) -> str:
     except ValueError:
         return ""
     if action >= BID0:
-        k = action - BID0
-        if g.phase != "bid":
-            return f"this is not the time to bid (now: {g.phase})"
-        if k > g.hand_size:
-            return f"you can bid 0..{g.hand_size} with {g.hand_size} cards"
-        if k not in legal_bids(g):
-            return f"as the dealer you may not bid {k}: the bids would add up to {g.hand_size}, the number of tricks"
-        return ""
+        return why_not_bid(g, action - BID0)
     if g.phase == "bid":
         return "this is not the time to play a card: bid first"
     if action not in g.hands[seat]:

@@ -91,6 +91,17 @@ def rules_page(r: Rules) -> list[dict]:
     ]
 
 
+def why_not_bid(g, k: int) -> str:
+    """Why bidding ``k`` is not allowed now ("" if it is), for any game of the family."""
+    if g.phase != "bid":
+        return f"this is not the time to bid (now: {g.phase})"
+    if k > g.hand_size:
+        return f"you can bid 0..{g.hand_size} with {g.hand_size} cards"
+    if k not in legal_bids(g):
+        return f"as the dealer you may not bid {k}: the bids would add up to {g.hand_size}, the number of tricks"
+    return ""
+
+
 def why_illegal(g, seat: int, name: str) -> str:
     """Why the move ``name`` is not allowed for ``seat`` now, in words ("" if no reason is
     known): a card not held or not following the led colour, a bid out of range or the
@@ -102,14 +113,7 @@ def why_illegal(g, seat: int, name: str) -> str:
     except ValueError:
         return ""
     if action >= BID0:
-        k = action - BID0
-        if g.phase != "bid":
-            return f"this is not the time to bid (now: {g.phase})"
-        if k > g.hand_size:
-            return f"you can bid 0..{g.hand_size} with {g.hand_size} cards"
-        if k not in legal_bids(g):
-            return f"as the dealer you may not bid {k}: the bids would add up to {g.hand_size}, the number of tricks"
-        return ""
+        return why_not_bid(g, action - BID0)
     if g.phase == "bid":
         return "this is not the time to play a card: bid first"
     if action not in g.hands[seat]:
