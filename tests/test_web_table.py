@@ -329,24 +329,26 @@ def test_the_rules_page_is_the_games_own(client, game):
 
 def test_ready_before_and_after_the_warm_up(bots, client):
     """Without a warm-up the server is ready; a warm-up loads every level's bot and says so,
-    and then a new game's first move comes within 2 s."""
+    and then a new game with any level's bot builds no bot (it is ready; how fast:
+    ``benchmarks/web_ready.py``)."""
     assert client.get("/api/ready").json()["ready"] is True
     state = Readiness()
     warm_up(bots, state, moves=3)
     status = state.status()
     assert status["state"] == "ready" and status["ready"] and status["loaded"]
     assert len(status["loaded"]) == status["total"]
+    builds = bots.builds
     for game in GAMES:
         for lv in L.levels_of(game)["levels"]:
-            t = time.perf_counter()
             r = client.post("/api/games", json={"game": game, "opponents": lv["bot"], "seat": 3})
             assert r.status_code == 200
-            assert time.perf_counter() - t < 2.0, (game, lv["bot"])
+    assert bots.builds == builds  # every level's bot was built by the warm-up
 
 
 def test_the_server_says_when_it_is_ready_and_then_answers_at_once(tmp_path):
     """``redbeard-web`` loads its bots at start-up: ``/api/ready`` says how far it is, a log
-    line says when it is done, and then a new game's first moves come within 2 s."""
+    line says when it is done, and then every level of every game starts a game (how fast:
+    ``benchmarks/web_ready.py``; tests assert no timings)."""
     import os
     import subprocess
     import sys
@@ -381,9 +383,7 @@ def test_the_server_says_when_it_is_ready_and_then_answers_at_once(tmp_path):
         assert get("/api/ready")["ready"] is True
         for game in GAMES:
             for lv in L.levels_of(game)["levels"]:
-                t = time.perf_counter()
                 assert post("/api/games", {"game": game, "opponents": lv["bot"], "seat": 3}) == 200
-                assert time.perf_counter() - t < 2.0, (game, lv["bot"])
     finally:
         proc.terminate()
         proc.wait(10)
