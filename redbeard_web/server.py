@@ -114,6 +114,9 @@ def server_config(app: Any, limits: Limits, **kwargs: Any):
                           timeout_keep_alive=5, log_level=kwargs.pop("log_level", "warning"), **kwargs)
 
 
+BACKLOG = 2048  # uvicorn's default
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket on ``host`` (an IPv4 or IPv6 address or a name) and ``port``
     (0: a free one); ``OSError`` if it cannot be had."""
@@ -126,6 +129,9 @@ def bind(host: str, port: int) -> socket.socket:
         sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
     try:
         sock.bind(address)
+        # listening from here on: a client that connects once the address is printed waits
+        # in the backlog (while the bots load) instead of being refused
+        sock.listen(BACKLOG)
     except OSError:
         sock.close()
         raise
