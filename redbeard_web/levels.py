@@ -41,7 +41,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 from redbeard_env.registry import game_named, registered_games
 

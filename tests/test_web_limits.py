@@ -12,7 +12,6 @@ import time
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
 import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")

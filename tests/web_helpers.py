@@ -92,7 +92,6 @@ def short_game(game: str, size: int = 3) -> dict:
 
 def finished_record(client, game: str = "redbeard", seed: int = 1) -> dict:
     """The record of a short finished game of ``game`` played through ``client``."""
-    import redbeard_env
 
     r = client.post("/api/games", json={"game": game, "seed": seed, "opponents": "random",
                                         "overrides": short_game(game, 3)})

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.sortskaeg.cards import CARD_COLOUR, MAX_BID, NUM_ACTIONS, NUM_CARDS, NO_COLOUR, YELLOW
+from redbeard_env.sortskaeg.cards import CARD_COLOUR, MAX_BID, NUM_ACTIONS, NO_COLOUR, YELLOW
 from redbeard_env.sortskaeg.observation import RULE_SCALE, ROUND_SCALE
 from redbeard_env.sortskaeg.rules import Rules, make_rules
 from redbeard_env.sortskaeg.vector import BID, PLAY, VectorEnv
