@@ -3,7 +3,7 @@ PettingZoo AEC environment and a compiled batch engine, behind one registry.
 
 ```python
 import redbeard_env
-redbeard_env.registered_games()                  # ('redbeard', 'sortskaeg')
+redbeard_env.registered_games()                  # ('redbeard', 'sortskaeg', 'oh_hell')
 env = redbeard_env.make("sortskaeg", num_players=4)
 env = redbeard_env.env(num_players=4, rules="classic")   # Rödskägg's env (SPEC §3)
 ```

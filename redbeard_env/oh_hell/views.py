@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..sortskaeg.views import round_end
 from ..viewparts import frame_base, score_series, seat_label
 from .cards import RANKS, SUIT_NAMES, SUITS, action_name as _action_name, card_name, rank_of, suit_of
 from .rules import PRESETS
@@ -217,7 +218,9 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
             out.append({"type": "trick", "winner": e[1], "cards": cards,
                         "text": f"{seat_label(e[1], you)} {'take' if e[1] == you else 'takes'} the trick"})
         elif e[0] == "round_end":
-            out += _round_end(e, you, g.scores)
+            size = e[2]
+            out += round_end(e, you, g.scores, headline=f"The deal ({size} trick{'s' if size != 1 else ''}):",
+                             text="the deal is scored")
         elif e[0] == "game_end":
             seats = list(e[1])
             names = " and ".join(seat_label(s, you) for s in seats)
@@ -229,25 +232,6 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
                 if x["type"] == "round_end":
                     x["notes"].append(text)
     return out
-
-
-def _round_end(e: tuple, you: int | None, scores: Sequence[int]) -> list[dict]:
-    _, index, size, bids, tricks, deltas = e
-    out, changes = [], []
-    for s, (b, t, d) in enumerate(zip(bids, tricks, deltas)):
-        out.append({"type": "score", "seat": s, "delta": d, "reason": "exact" if b == t else "missed",
-                    "text": f"{seat_label(s, you)} {d:+d} (bid {b}, took {t})"})
-        why = f"bid {b}, took {t}: " + ("exact" if b == t else f"{abs(t - b)} off")
-        after = int(scores[s])
-        changes.append({"seat": s, "before": after - d, "after": after,
-                        "items": [{"reason": "exact" if b == t else "missed", "delta": d, "count": 1,
-                                   "text": f"{d:+d} {why}"}],
-                        "text": f"{seat_label(s, you)}: {after - d} → {after} ({d:+d}, {why})"})
-    headline = f"The deal ({size} trick{'s' if size != 1 else ''}):"
-    end = {"type": "round_end", "round": index + 1, "hand_size": size, "bids": list(bids), "tricks": list(tricks),
-           "points": list(deltas), "text": "the deal is scored", "changes": changes, "headline": headline,
-           "notes": [], "summary": f"{headline} " + "; ".join(c["text"] for c in changes) + "."}
-    return out + [end]
 
 
 # ---------------------------------------------------------------- the score sheet

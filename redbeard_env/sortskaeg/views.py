@@ -243,7 +243,7 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
             out.append({"type": "trick", "winner": e[1], "cards": cards,
                         "text": f"{seat_label(e[1], you)} {'take' if e[1] == you else 'takes'} the trick"})
         elif kind == "round_end":
-            out += _round_end(e, you, g.scores)
+            out += round_end(e, you, g.scores)
             new_round = True
         elif kind == "discard":
             out.append({"type": "discard", "seat": e[1]})
@@ -267,7 +267,11 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
     return out
 
 
-def _round_end(e: tuple, you: int | None, scores: Sequence[int]) -> list[dict]:
+def round_end(e: tuple, you: int | None, scores: Sequence[int], headline: str | None = None,
+              text: str | None = None) -> list[dict]:
+    """A ``round_end`` event of any game of the family as effects: each seat's score, then
+    the round's end with every change and its reason (``headline`` and ``text``: how the
+    game names a round; Sortskæg's "Round k (n cards):" by default)."""
     _, index, size, bids, tricks, deltas = e
     out = []
     changes = []
@@ -280,9 +284,9 @@ def _round_end(e: tuple, you: int | None, scores: Sequence[int]) -> list[dict]:
         changes.append({"seat": s, "before": after - d, "after": after,
                         "items": [{"reason": reason, "delta": d, "count": 1, "text": f"{d:+d} {why}"}],
                         "text": f"{seat_label(s, you)}: {after - d} → {after} ({d:+d}, {why})"})
-    headline = f"Round {index + 1} ({size} card{'s' if size != 1 else ''}):"
+    headline = headline or f"Round {index + 1} ({size} card{'s' if size != 1 else ''}):"
     end = {"type": "round_end", "round": index + 1, "hand_size": size, "bids": list(bids), "tricks": list(tricks),
-           "points": list(deltas), "text": f"round {index + 1} over", "changes": changes, "headline": headline,
+           "points": list(deltas), "text": text or f"round {index + 1} over", "changes": changes, "headline": headline,
            "notes": [], "summary": f"{headline} " + "; ".join(c["text"] for c in changes) + "."}
     return out + [end]
 
