@@ -80,6 +80,19 @@ def cost_number(value: Any) -> float:
         return float("inf")
 
 
+def finite_number(name: str, value: Any) -> float:
+    """A bot parameter as a finite float; ``ValueError`` naming it otherwise (a spec such as
+    ``heuristic:INFINITY`` or ``bid_scale=nan`` would turn every value into NaN and the bot's
+    choice into an arbitrary, possibly illegal, action)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"bot parameter {name} must be a number, got {str(value)[:40]!r}") from None
+    if not np.isfinite(number):
+        raise ValueError(f"bot parameter {name} must be finite, got {str(value)[:40]!r}")
+    return number
+
+
 def check_masks(mask: np.ndarray, num_actions: int) -> np.ndarray:
     """The masks as bool [B, num_actions] (the game's number of actions); a wrong shape or a
     row without a legal action is a ``ValueError``."""

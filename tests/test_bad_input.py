@@ -545,6 +545,20 @@ def test_bad_bot_parameters_are_value_errors(spec, words):
         make_agent(spec)
 
 
+@pytest.mark.parametrize("game,spec", [
+    ("sortskaeg", "heuristic:INFINITY"), ("oh_hell", "heuristic:INFINITY"), ("oh_hell", "heuristic:nan"),
+    ("redbeard", "heuristic:win_value=inf"), ("redbeard", "heuristic:threat=nan"),
+    ("sortskaeg", "pimc:spite=inf"), ("oh_hell", "pimc:spite=nan"), ("redbeard", "pimc:win_value=inf"),
+])
+def test_non_finite_bot_parameters_are_value_errors(game, spec):
+    """A parameter that reads as an infinity or NaN would make every value NaN and the
+    bot's choice arbitrary (the web fuzz found heuristic:INFINITY choosing an illegal card)."""
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match="must be finite"):
+        make_agent(spec, game=game)
+
+
 def test_errors_never_repeat_a_long_input():
     from agents import make_agent
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from redbeard_env.oh_hell.cards import BID0, MAX_BID, NUM_ACTIONS, NUM_CARDS
 
-from ..base import Agent, check_finite, check_masks
+from ..base import Agent, check_finite, check_masks, finite_number
 from .decode import CARD_SUIT, PHASE, OObs, decode_batch
 
 _IDS = np.arange(NUM_CARDS)
@@ -69,7 +69,9 @@ class OhHellHeuristic(Agent):
 
     def __init__(self, bid_scale: float = 2.0, lead_factor: float = 0.85, trump_factor: float = 0.6,
                  seed: int | None = None):
-        self.bid_scale, self.lead_factor, self.trump_factor = float(bid_scale), float(lead_factor), float(trump_factor)
+        self.bid_scale = finite_number("bid_scale", bid_scale)
+        self.lead_factor = finite_number("lead_factor", lead_factor)
+        self.trump_factor = finite_number("trump_factor", trump_factor)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return self.action_values(obs, mask).argmax(1)

@@ -34,7 +34,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from redbeard_env.oh_hell.cards import BID0, NUM_ACTIONS, from_openspiel, to_openspiel
 
-from ..base import Agent, check_finite, check_masks, cost_number
+from ..base import Agent, check_finite, check_masks, cost_number, finite_number
 from .decode import PHASE, OObs, decode_batch
 from .pimc import hidden_hands
 
@@ -103,7 +103,7 @@ class OpenSpielBot(Agent):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"openspiel {name} must be an int >= 1, got {value!r}")
         self.algorithm, self.simulations, self.rollouts = algorithm, simulations, rollouts
-        self.uct_c, self.worlds, self.seed = float(uct_c), worlds, seed
+        self.uct_c, self.worlds, self.seed = finite_number("uct_c", uct_c), worlds, seed
         self.games: dict = {}
         self.reset(seed)
 

@@ -55,7 +55,7 @@ from redbeard_env.redbeard.observation import OBS_SIZE, OBS_SLICES
 from redbeard_env.redbeard.rules import MIN_PLAYERS, Rules, make_rules
 
 from . import heuristic_kernels as HK
-from ..base import Agent, check_finite
+from ..base import Agent, check_finite, finite_number
 from .decode import decode_batch, rules_from_obs, rules_groups
 
 K = HK.K  # trick counts 0..7 in utility tables (7 only as padding)
@@ -75,7 +75,8 @@ def score_utility(final: np.ndarray, rules: Rules, win_value: float = WIN_VALUE,
     f = np.asarray(final, dtype=np.float64)
     out = np.empty(f.size)
     # the kernel reads only the three values of the bot's parameter tuple used here
-    numbers = (float(win_value), float(neg_extra), float(elim_value)) + (0.0,) * (HK.A_THREAT + 1 - 3)
+    numbers = (finite_number("win_value", win_value), finite_number("neg_extra", neg_extra),
+               finite_number("elim_value", elim_value)) + (0.0,) * (HK.A_THREAT + 1 - 3)
     HK.values_of_scores(HK.rule_numbers(rules), numbers, np.ascontiguousarray(f.reshape(-1)), out)
     return out.reshape(f.shape)
 
@@ -105,21 +106,21 @@ class HeuristicAgent(Agent):
         threat: float = 0.35,
     ):
         self.rules = rules if rules is None else make_rules(rules)  # ValueError for bad rules
-        self.win_value = float(win_value)
-        self.neg_extra = float(neg_extra)
-        self.elim_value = float(elim_value)
-        self.control = float(control)
+        self.win_value = finite_number("win_value", win_value)
+        self.neg_extra = finite_number("neg_extra", neg_extra)
+        self.elim_value = finite_number("elim_value", elim_value)
+        self.control = finite_number("control", control)
         self.bid_samples = int(bid_samples)
-        self.q_scale = float(q_scale)
-        self.follow_scale = float(follow_scale)
+        self.q_scale = finite_number("q_scale", q_scale)
+        self.follow_scale = finite_number("follow_scale", follow_scale)
         # fixed random numbers for the bid Monte Carlo: the bot stays deterministic
         uniforms = np.random.default_rng(12345).random((self.bid_samples, 4, 13))
         self.uniforms = np.ascontiguousarray(uniforms.reshape(self.bid_samples, 52).T)  # [card, sample]
-        self.bid_margin = float(bid_margin)
-        self.block = float(block)
-        self.defend = float(defend)
-        self.redeal_below = float(redeal_below)
-        self.threat = float(threat)
+        self.bid_margin = finite_number("bid_margin", bid_margin)
+        self.block = finite_number("block", block)
+        self.defend = finite_number("defend", defend)
+        self.redeal_below = finite_number("redeal_below", redeal_below)
+        self.threat = finite_number("threat", threat)
 
     # ------------------------------------------------------------------ entry
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

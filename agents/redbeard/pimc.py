@@ -48,7 +48,7 @@ from redbeard_env.redbeard.vector import VectorEnv
 from redbeard_env.redbeard.vector_kernels import GAME
 
 from . import playout_kernels as PK
-from ..base import Agent, check_finite, check_masks, cost_number
+from ..base import Agent, check_finite, check_masks, cost_number, finite_number
 from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
 from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, HeuristicAgent, score_utility
 from ..registry import make_agent
@@ -272,7 +272,9 @@ class PimcAgent(Agent):
         self.samples, self.max_actions = samples, max_actions
         self.policy = make_agent(rollout, game=self.game, seed=seed)
         self.horizon, self.close_at = horizon, int(close_at)
-        self.win_value, self.neg_extra, self.elim_value = float(win_value), float(neg_extra), float(elim_value)
+        self.win_value = finite_number("win_value", win_value)
+        self.neg_extra = finite_number("neg_extra", neg_extra)
+        self.elim_value = finite_number("elim_value", elim_value)
         self.chunk = int(chunk)
         self.seed = seed
         self.rng = np.random.default_rng(seed)

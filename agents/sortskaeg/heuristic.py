@@ -42,7 +42,7 @@ import numpy as np
 
 from redbeard_env.sortskaeg.cards import BID0, CARD_COLOUR, MAX_BID, NUM_ACTIONS, NUM_CARDS, YELLOW
 
-from ..base import Agent, check_finite, check_masks
+from ..base import Agent, check_finite, check_masks, finite_number
 from .decode import PHASE, SObs, decode_batch
 
 IS_JOKER = CARD_COLOUR < 0
@@ -80,8 +80,9 @@ class SortskaegHeuristic(Agent):
 
     def __init__(self, bid_scale: float = 1.3, joker_value: float = 0.8, lead_factor: float = 0.85,
                  trump_factor: float = 0.6, seed: int | None = None):
-        self.bid_scale, self.joker_value = float(bid_scale), float(joker_value)
-        self.lead_factor, self.trump_factor = float(lead_factor), float(trump_factor)
+        self.bid_scale, self.joker_value = finite_number("bid_scale", bid_scale), finite_number("joker_value", joker_value)
+        self.lead_factor = finite_number("lead_factor", lead_factor)
+        self.trump_factor = finite_number("trump_factor", trump_factor)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return self.action_values(obs, mask).argmax(1)

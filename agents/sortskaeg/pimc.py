@@ -34,7 +34,7 @@ from redbeard_env.sortskaeg.observation import RULE_SCALE, ROUND_SCALE
 from redbeard_env.sortskaeg.rules import Rules, make_rules
 from redbeard_env.sortskaeg.vector import BID, PLAY, VectorEnv
 
-from ..base import Agent, check_finite, check_masks, cost_number
+from ..base import Agent, check_finite, check_masks, cost_number, finite_number
 from ..registry import make_agent
 from .decode import PHASE, SObs, decode_batch
 
@@ -149,7 +149,7 @@ class FamilyPIMC(Agent):
                  max_worlds: int = 4096, seed: int | None = None):
         if samples < 1 or max_worlds < 1:
             raise ValueError(f"samples and max_worlds must be >= 1, got {samples}, {max_worlds}")
-        self.samples, self.spite, self.max_worlds = int(samples), float(spite), int(max_worlds)
+        self.samples, self.spite, self.max_worlds = int(samples), finite_number("spite", spite), int(max_worlds)
         self.rollout = make_agent(rollout, game=self.game, seed=seed)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
