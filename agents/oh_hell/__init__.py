@@ -2,7 +2,7 @@
 
     heuristic   bids the expected tricks of its hand, plays to hit its bid exactly (:mod:`~.heuristic`)
     pimc        determinised search over the heuristic on the batch engine (:mod:`~.pimc`)
-    openspiel   OpenSpiel's IS-MCTS or MCTS over a pyspiel state rebuilt from the observation
+    openspiel   OpenSpiel's C++ IS-MCTS or MCTS over a pyspiel state rebuilt from the observation
                 (:mod:`~.openspiel_bots`; ``openspiel:ismcts,simulations=200``, ``openspiel:mcts``;
                 needs the ``openspiel`` extra)
 

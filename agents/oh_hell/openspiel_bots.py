@@ -1,5 +1,6 @@
-"""Oh Hell's ``openspiel`` bots: OpenSpiel's own searches (``open_spiel.python.algorithms``) playing
-our Oh Hell through a pyspiel ``oh_hell`` state rebuilt from the bot's observation.
+"""Oh Hell's ``openspiel`` bots: OpenSpiel's own searches (its C++ ``ISMCTSBot`` and ``MCTSBot``,
+through pyspiel) playing our Oh Hell through a pyspiel ``oh_hell`` state rebuilt from the bot's
+observation.
 
 Specs (``agents.registry``)::
 
@@ -20,17 +21,17 @@ the deal's size, the dealer, a deal (the observer's hand; each other player's pl
 a sample of the unseen cards consistent with its hand size and the voids it showed, from
 :func:`agents.oh_hell.pimc.hidden_hands`) and the turned card; then every bid and play in order.
 IS-MCTS searches from there, resampling the hidden cards at every simulation with OpenSpiel's
-``resample_from_infostate`` (the information state is the observer's, whatever the sample);
-MCTS searches each of ``worlds`` sampled worlds as if it saw every card. Cost: pure Python
-search, about a millisecond per simulation -- these are yardsticks from outside the project, not
-fast bots.
+``ResampleFromInfostate`` (the information state is the observer's, whatever the sample) and
+plays the most visited action; MCTS searches each of ``worlds`` sampled worlds as if it saw every
+card. Both run OpenSpiel's C++ searches, the peer at its fastest (its Python ``ismcts`` and
+``mcts`` play the same algorithms some twenty times slower), each search seeded from the bot's
+generator so a seeded bot replays its moves. They are yardsticks from outside the project.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
 
 from redbeard_env.oh_hell.cards import BID0, NUM_ACTIONS, from_openspiel, to_openspiel
 
@@ -40,6 +41,7 @@ from .pimc import hidden_hands
 
 ALGORITHMS = ("ismcts", "mcts")
 EVALUATORS = ("random",)
+MCTS_MEMORY_MB = 256  # bound of one C++ MCTS tree (OpenSpiel stops growing the tree there)
 
 
 def openspiel_params(v: OObs, row: int) -> dict:
@@ -117,7 +119,6 @@ class OpenSpielBot(Agent):
     def reset(self, seed: int | None = None) -> None:
         seed = self.seed if seed is None else seed
         self.rng = np.random.default_rng(seed)
-        self.random_state = np.random.RandomState(None if seed is None else seed % 2**32)
 
     def _game(self, params: dict):
         key = tuple(sorted(params.items()))
@@ -137,20 +138,20 @@ class OpenSpielBot(Agent):
 
     def _search(self, v: OObs, row: int) -> int:
         game = self._game(openspiel_params(v, row))
-        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=self.rollouts, random_state=self.random_state)
+        evaluator = pyspiel.RandomRolloutEvaluator(self.rollouts, self._seed())
         if self.algorithm == "ismcts":
-            bot = ismcts.ISMCTSBot(game, evaluator, self.uct_c, self.simulations, random_state=self.random_state)
-            # OpenSpiel's own resampling draws from a sampler seeded from the system when given
-            # none: a sampler seeded from this bot's generator keeps a seeded bot reproducible
-            sampler = pyspiel.UniformProbabilitySampler(int(self.rng.integers(2**31)), 0.0, 1.0)
-            bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
+            bot = pyspiel.ISMCTSBot(self._seed(), evaluator, self.uct_c, self.simulations, -1,
+                                    pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
             return int(bot.step(rebuild_state(game, v, row, self.rng)))
         votes: dict[int, float] = {}
         for _ in range(self.worlds):  # determinised MCTS: each world as if every card were seen
-            bot = mcts.MCTSBot(game, self.uct_c, self.simulations, evaluator, solve=False,
-                               random_state=self.random_state)
+            bot = pyspiel.MCTSBot(game, evaluator, self.uct_c, self.simulations, MCTS_MEMORY_MB, False, self._seed(),
+                                  False)
             root = bot.mcts_search(rebuild_state(game, v, row, self.rng))
             best = root.best_child()
             share = best.explore_count / max(root.explore_count, 1)
             votes[best.action] = votes.get(best.action, 0.0) + 1.0 + share / (self.worlds + 1)
         return max(votes, key=votes.get)
+
+    def _seed(self) -> int:
+        return int(self.rng.integers(2**31))
