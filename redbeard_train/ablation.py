@@ -11,7 +11,8 @@ Variants (each on top of the config, with ``max_minutes`` set to the budget):
     critic   base + the privileged critic
     belief   base + the belief head
     teacher  base + distillation from the teacher (``--teacher``, default ``pimc:samples=8``)
-             during the first third of the run, the teacher also in the opponent pool
+             during the first third of the run on ``--teacher-share`` of the learner's decisions
+             (a search teacher is the run's dearest part), the teacher also in the opponent pool
     all      base + critic + belief + teacher
 
 Each trained policy then plays ``--games`` duplicate games in one seat against three of the
@@ -42,11 +43,13 @@ VARIANTS = {
 }
 
 
-def variant_config(cfg: Config, name: str, minutes: float, teacher: str, run_dir: str) -> Config:
+def variant_config(cfg: Config, name: str, minutes: float, teacher: str, run_dir: str,
+                   teacher_share: float = 1.0) -> Config:
     """The config of one variant (see the module docstring)."""
     changes = dict(VARIANTS[name])
     if changes["distill_frac"] > 0:
-        changes.update(teacher=teacher, opponents=list(dict.fromkeys([*cfg.opponents, teacher])))
+        changes.update(teacher=teacher, teacher_share=teacher_share,
+                       opponents=list(dict.fromkeys([*cfg.opponents, teacher])))
     return dataclasses.replace(cfg, exp_name=f"{cfg.exp_name}_{name}", max_minutes=minutes, run_dir=run_dir,
                                **changes)
 
@@ -80,12 +83,13 @@ def write_table(rows: dict, cfg: Config, args: argparse.Namespace, out: Path) ->
     lines = [f"# Recipe ablation: {cfg.exp_name} ({cfg.game}, {cfg.rules}, {cfg.players[0]} players)", "",
              f"Each variant trained {args.minutes:g} minutes from scratch (seed {cfg.seed}), then played {args.games} "
              f"duplicate games in one seat against three `{args.opponent}` (seed {args.seed}; the same deals for every "
-             "variant). Command: `python -m redbeard_train.ablation " + " ".join(sys.argv[1:]) + "`.", "",
-             f"| variant | win vs 3 {args.opponent} [95 % CI] | {bid} rate | joins from 2 points | run |",
-             "|---|---|---:|---:|---|"]
+             f"variant); the teacher `{args.teacher}` labels {args.teacher_share:g} of the learner's decisions. "
+             "Command: `python -m redbeard_train.ablation " + " ".join(sys.argv[1:]) + "`.", "",
+             f"| variant | steps trained | win vs 3 {args.opponent} [95 % CI] | {bid} rate | joins from 2 points | run |",
+             "|---|---:|---|---:|---:|---|"]
     for name, r in rows.items():
-        lines.append(f"| {name} | {r['win']:.3f} [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | {_fmt(r[bid])} | "
-                     f"{_fmt(r['join_at_2'], '.2f')} | `{r['run']}` |")
+        lines.append(f"| {name} | {r['steps'] / 1e6:.1f}M | {r['win']:.3f} [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | "
+                     f"{_fmt(r[bid])} | {_fmt(r['join_at_2'], '.2f')} | `{r['run']}` |")
     lines += ["", f"![learning curves]({out.with_suffix('.png').name})", ""]
     out.write_text("\n".join(lines))
 
@@ -96,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--minutes", type=float, default=15.0, help="training budget of each variant")
     parser.add_argument("--teacher", default="pimc:samples=8", help="the teacher of the teacher and all variants")
+    parser.add_argument("--teacher-share", type=float, default=0.05,
+                        help="share of the learner's decisions the teacher labels, in (0, 1]")
     parser.add_argument("--opponent", default="pimc", help="the three bots each policy is measured against")
     parser.add_argument("--games", type=int, default=600)
     parser.add_argument("--seed", type=int, default=7, help="seed of the measuring tournaments")
@@ -105,17 +111,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.games < 1:
         parser.error("--minutes must be > 0 and --games >= 1")
+    if not 0 < args.teacher_share <= 1:
+        parser.error(f"--teacher-share must be in (0, 1], got {args.teacher_share}")
     from .curve import plot_curves, read_curve
     from .loop import train
 
     base = load_config(args.config)
     rows, curves = {}, []
     for name in args.variants:
-        cfg = variant_config(base, name, args.minutes, args.teacher, args.run_dir)
+        cfg = variant_config(base, name, args.minutes, args.teacher, args.run_dir, args.teacher_share)
         print(f"ablation: training {name} for {args.minutes:g} minutes", file=sys.stderr)
         out = train(cfg, quiet=True)
         run = Path(out["run_dir"])
-        rows[name] = {**measure(run / "policy.pt", cfg, args.opponent, args.games, args.seed, args.workers), "run": str(run)}
+        rows[name] = {**measure(run / "policy.pt", cfg, args.opponent, args.games, args.seed, args.workers),
+                      "run": str(run), "steps": out["global_step"]}
         print(f"ablation: {name}: {rows[name]}", file=sys.stderr)
         try:
             curves.append((read_curve(run), name))

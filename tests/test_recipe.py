@@ -134,3 +134,6 @@ def test_the_ablation_driver_writes_its_table(tmp_path):
     assert runs == ["smoke_all", "smoke_base"]
     state = load(next((tmp_path / "runs").glob("smoke_all__*")) / "checkpoint.pt")
     assert "critic.0.weight" in state["net"] and "belief_net.0.weight" in state["net"]
+    # the teacher labels only the ablation's share of decisions, and stays in the pool
+    assert state["config"]["teacher_share"] == 0.05 and "heuristic" in state["config"]["opponents"]
+    assert "steps trained" in text and "labels 0.05 of the learner's decisions" in text

@@ -22,18 +22,15 @@ HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "ppo_decisions.json"
 
 
-BOTS = {"redbeard": ("heuristic", "random"), "sortskaeg": ("sortskaeg_heuristic", "sortskaeg_random")}
-
-
 def record_positions(rules: dict, num_players: int, seed: int = 0, steps: int = 160, keep: int = 600,
                      game: str = "redbeard"):
     from agents.registry import make_agent
     from redbeard_env.registry import game_named
 
     info = game_named(game)
-    venv = info.vector_env()(num_envs=32, num_players=num_players, rules=info.make_rules(info.rules_type(), **rules),
+    venv = info.vector_env(num_envs=32, num_players=num_players, rules=info.make_rules(info.rules_type(), **rules),
                              seed=seed)
-    bots = [make_agent(BOTS[game][0]), make_agent(BOTS[game][1], seed=seed)]
+    bots = [make_agent("heuristic", game=game), make_agent("random", game=game, seed=seed)]
     rng = np.random.default_rng(seed)
     obs, mask, _ = venv.reset()
     seen_obs, seen_mask = [], []
