@@ -131,7 +131,8 @@ def prepare_tournament(
 
     ``agent_specs``: one spec (or agent object) per seat; fewer than ``players`` repeat the
     last one. ``rules``: a preset name, a ``Rules`` or None (the game's default preset).
-    ``game``: a name of ``redbeard_env.registered_games()`` (None: the game of ``rules``). ``games`` >= 1: games (round mode: rounds), rounded up to whole deals.
+    ``game``: a name of ``redbeard_env.registered_games()`` (None: the game of ``rules``).
+    ``games`` >= 1: games (round mode: rounds), rounded up to whole deals.
     ``mode``: ``game`` (full games) or ``round`` (single rounds from ``scores``: ``None`` =
     start scores, a list per seat, or ``"sample"``: uniform in ``score_range``).
     ``engine``: ``auto`` | ``vector`` | ``reference``. ``batch_size`` (>= 1): games played
