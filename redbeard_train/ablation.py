@@ -3,6 +3,10 @@ measured on the same deals: a Markdown table and the learning curves.
 
     python -m redbeard_train.ablation --config classic_4p --minutes 15 --games 600 --out docs/ablation_classic.md
     python -m redbeard_train.ablation --config sortskaeg_4p --minutes 15 --variants base critic belief teacher all
+    python -m redbeard_train.ablation --config classic_4p --minutes 8 --rollout-workers 1 --torch-threads 1
+
+Any other flag is train.py's and changes the config every variant starts from (above: one core,
+so a second job can share the machine without the variants' budgets buying different work).
 
 Variants (each on top of the config, with ``max_minutes`` set to the budget):
 
@@ -30,7 +34,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from .config import Config, load_config
+from .config import Config
 
 BASE = dict(prior="", critic="shared", belief=False, teacher="", distill_frac=0.0)  # none of the recipe's parts
 VARIANTS = {
@@ -95,7 +99,9 @@ def write_table(rows: dict, cfg: Config, args: argparse.Namespace, out: Path) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     epilog="Any other flag is train.py's (python train.py --help) and applies to "
+                                            "every variant before the variant's own changes.")
     parser.add_argument("--config", default="classic_4p", help="the config the variants start from")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--minutes", type=float, default=15.0, help="training budget of each variant")
@@ -108,18 +114,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--run-dir", default="runs/ablation")
     parser.add_argument("--out", default="docs/ablation.md")
-    args = parser.parse_args(argv)
+    args, train_flags = parser.parse_known_args(argv)
     if args.minutes <= 0 or args.games < 1:
         parser.error("--minutes must be > 0 and --games >= 1")
     if not 0 < args.teacher_share <= 1:
         parser.error(f"--teacher-share must be in (0, 1], got {args.teacher_share}")
+    from .cli import parse_args
+    from .config import ConfigError, check_config
     from .curve import plot_curves, read_curve
     from .loop import train
 
-    base = load_config(args.config)
+    if "--resume" in train_flags:
+        parser.error("--resume does not apply: every variant trains from scratch")
+    try:  # every variant's config checked before the first trains: a typo costs seconds, not a run
+        base, _ = parse_args(["--config", args.config, *train_flags])
+        configs = {name: check_config(variant_config(base, name, args.minutes, args.teacher, args.run_dir,
+                                                     args.teacher_share)) for name in args.variants}
+    except ConfigError as exc:
+        parser.error(str(exc))
     rows, curves = {}, []
-    for name in args.variants:
-        cfg = variant_config(base, name, args.minutes, args.teacher, args.run_dir, args.teacher_share)
+    for name, cfg in configs.items():
         print(f"ablation: training {name} for {args.minutes:g} minutes", file=sys.stderr)
         out = train(cfg, quiet=True)
         run = Path(out["run_dir"])

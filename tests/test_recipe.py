@@ -127,7 +127,7 @@ def test_the_ablation_driver_writes_its_table(tmp_path):
     out = tmp_path / "ablation.md"
     assert ablation.main(["--config", "smoke", "--variants", "base", "all", "--minutes", "0.02", "--teacher", "heuristic",
                           "--opponent", "random", "--games", "8", "--workers", "1", "--run-dir", str(tmp_path / "runs"),
-                          "--out", str(out)]) == 0
+                          "--out", str(out), "--hidden", "32", "32"]) == 0
     text = out.read_text()
     assert "| base |" in text and "| all |" in text and "joins from 2 points" in text
     runs = sorted(p.name.split("__")[0] for p in (tmp_path / "runs").iterdir())
@@ -137,3 +137,15 @@ def test_the_ablation_driver_writes_its_table(tmp_path):
     # the teacher labels only the ablation's share of decisions, and stays in the pool
     assert state["config"]["teacher_share"] == 0.05 and "heuristic" in state["config"]["opponents"]
     assert "steps trained" in text and "labels 0.05 of the learner's decisions" in text
+    # a train.py flag changes every variant's starting config
+    assert state["config"]["hidden"] == [32, 32] and state["net"]["torso.0.weight"].shape[0] == 32
+
+
+def test_the_ablation_driver_refuses_bad_train_flags(tmp_path, capsys):
+    from redbeard_train import ablation
+
+    for flags, said in ((["--num-envs", "0"], "num_envs"), (["--resume", str(tmp_path)], "--resume")):
+        with pytest.raises(SystemExit) as exc:
+            ablation.main(["--config", "smoke", "--run-dir", str(tmp_path / "runs"), *flags])
+        assert exc.value.code == 2 and said in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
