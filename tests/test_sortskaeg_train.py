@@ -32,10 +32,13 @@ def sortskaeg_config(tmp_path: Path, **changes) -> train.Config:
     return dataclasses.replace(cfg, **{**base, **changes})
 
 
-def test_the_shipped_config_is_sortskaegs():
-    cfg = train.load_config("sortskaeg_4p")
-    assert (cfg.game, cfg.rules, cfg.prior, cfg.opponents, cfg.players) == (
-        "sortskaeg", "sortskaeg", "heuristic", ["heuristic"], [4])
+def test_the_shipped_configs_are_sortskaegs_recipe():
+    first, second = train.load_config("sortskaeg_4p"), train.load_config("sortskaeg_4p_win")
+    for cfg in (first, second):  # prior-free: the bot is the network alone at play
+        assert (cfg.game, cfg.rules, cfg.prior, cfg.critic, cfg.belief, cfg.opponents, cfg.players) == (
+            "sortskaeg", "sortskaeg", "", "privileged", True, ["heuristic"], [4])
+    assert (first.teacher, first.reward) == ("heuristic", "shaped") and 0 < first.distill_frac < 1
+    assert (second.init_from, second.reward, second.teacher) == ("sortskaeg_4p", "win", "")
 
 
 @pytest.mark.parametrize("changes, field, allowed", [
