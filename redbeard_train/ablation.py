@@ -99,9 +99,10 @@ def write_table(rows: dict, cfg: Config, args: argparse.Namespace, out: Path) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False,
                                      epilog="Any other flag is train.py's (python train.py --help) and applies to "
-                                            "every variant before the variant's own changes.")
+                                            "every variant before the variant's own changes; --seed and --teacher "
+                                            "are this driver's.")
     parser.add_argument("--config", default="classic_4p", help="the config the variants start from")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--minutes", type=float, default=15.0, help="training budget of each variant")
