@@ -5,8 +5,16 @@ sequential probability ratio test decides between two win-rate hypotheses.
 
 The table is the candidate in one seat and the incumbent in the others, every deal played in
 every seating (so the candidate plays each seat's cards once per deal). H0: the candidate's
-win rate is ``p0`` (at least parity 1/n: no better than the incumbent; a ``p0`` below parity
-is refused); H1: it is ``p1``. The
+win rate is ``p0``; H1: it is ``p1``. Two kinds of test are allowed:
+
+* a gain test, parity 1/n <= ``p0`` < ``p1``: H0 includes "no better than the incumbent", so
+  accepting H1 says the candidate is stronger (``--sprt 0.25 0.28`` at 4 players);
+* a non-regression test, ``p0`` < ``p1`` = parity: H0 is "worse by parity - p0", H1 "as
+  good", for a candidate that is simpler rather than stronger (fishtest's test for
+  simplifications; e.g. a bot that needs no hand-written bot at play: ``--sprt 0.23 0.25``).
+
+Any other pair (``p0`` below parity with ``p1`` off it) is refused: an equal candidate
+would sit between the hypotheses and the decision would say nothing. The
 test (Wald's SPRT, as Stockfish's fishtest runs it) accepts H1 when the log-likelihood ratio
 reaches ``log((1 - beta) / alpha)`` and H0 when it falls to ``log(beta / (1 - alpha))``; ``alpha``
 and ``beta`` are the chances of a false promotion and of missing a real improvement.
@@ -101,11 +109,12 @@ def run_sprt(candidate: str, incumbent: str, p0: float, p1: float, *, alpha: flo
     if tr.unique[0] == tr.unique[-1]:
         raise ValueError("the candidate and the incumbent are the same spec; nothing to test")
     parity = 1.0 / tr.num_players
-    if p0 < parity - 1e-12:
-        # H0 must include "no better than the incumbent": below parity an equal candidate
-        # (win rate 1/n) could be nearer p1 than p0 and be promoted
+    if p0 < parity - 1e-9 and abs(p1 - parity) > 1e-4:  # 1e-4: parity as typed, e.g. 0.3333
+        # below parity an equal candidate (win rate 1/n) sits between the hypotheses: only
+        # the non-regression form, whose H1 is parity itself, says something about it
         raise ValueError(f"p0 ({p0}) is below parity 1/{tr.num_players} = {parity:.4f} at this {tr.num_players}-player "
-                         f"table; take p0 >= parity (e.g. --sprt {parity:.4f} {parity + 0.03:.4f})")
+                         f"table; take p0 >= parity for a gain test (e.g. --sprt {parity:.4f} {parity + 0.03:.4f}) "
+                         f"or p1 = parity for a non-regression test (e.g. --sprt {parity - 0.02:.4f} {parity:.4f})")
     lower, upper = bounds(alpha, beta)
     shares: list[float] = []
     history = []

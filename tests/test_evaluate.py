@@ -434,6 +434,8 @@ def test_sprt_promotes_a_better_bot_and_keeps_the_incumbent_against_a_worse(tmp_
     assert equal.decision in ("H0", "inconclusive") and equal.players == 4 and equal.parity == 0.25
     with pytest.raises(ValueError, match="below parity 1/2"):  # heads-up Sortskæg: parity is 0.5
         run_sprt("heuristic", "random", 0.25, 0.30, game="sortskaeg", players=2)
+    with pytest.raises(ValueError, match="p1 = parity for a non-regression test"):  # an equal bot would sit between
+        run_sprt("random:seed=5", "random", 0.22, 0.28, players=4)
     with pytest.raises(ValueError, match="same spec"):
         run_sprt("heuristic", "heuristic", 0.25, 0.3, players=4)
     cli.main(["--sprt", "0.25", "0.3", "--agents", "heuristic", "random", "--players", "4", "--games", "800",
@@ -444,6 +446,17 @@ def test_sprt_promotes_a_better_bot_and_keeps_the_incumbent_against_a_worse(tmp_
     assert saved["decision"] == "H1" and saved["config"]["agents"] == ["heuristic", "random"]
     with pytest.raises(SystemExit):
         cli.main(["--sprt", "0.25", "0.3", "--agents", "heuristic", "random", "random"])
+
+
+def test_sprt_non_regression_passes_an_equal_bot_and_stops_a_worse():
+    # H0: 0.20 (worse by 0.05), H1: parity 0.25 (as good): a simplification's test
+    from redbeard_eval.sprt import run_sprt
+
+    equal = run_sprt("random:seed=5", "random", 0.20, 0.25, max_games=4000, players=4, seed=3, batch_size=120,
+                     report=None)
+    assert equal.decision == "H1" and equal.llr >= equal.upper
+    worse = run_sprt("random", "heuristic", 0.20, 0.25, max_games=4000, players=4, seed=3, batch_size=120, report=None)
+    assert worse.decision == "H0" and worse.llr <= worse.lower
 
 
 def test_bot_objects_at_a_table_of_another_game():
