@@ -74,8 +74,9 @@ class EvalConfig:
     """Ray cluster to join with --backend ray (None: $RAY_ADDRESS, else an embedded local Ray)."""
     sprt: Optional[Annotated[tuple[float, float], tyro.conf.arg(metavar="P0 P1")]] = None
     """Promotion test: --agents CANDIDATE INCUMBENT play (the candidate in one seat) until a sequential probability
-    ratio test decides between the candidate's win rate P0 (H0, e.g. parity) and P1 (H1); --games is the most it
-    plays. Prints the log-likelihood ratio after each batch (redbeard_eval.sprt)."""
+    ratio test decides between the candidate's win rate P0 (H0, e.g. parity) and P1 (H1): a gain test with
+    parity <= P0 < P1, or a non-regression test with P0 < P1 = parity (H1: as good, for a simpler candidate);
+    --games is the most it plays. Prints the log-likelihood ratio after each batch (redbeard_eval.sprt)."""
     alpha: float = 0.05
     """With --sprt: the chance of accepting H1 (promoting) when H0 holds."""
     beta: float = 0.05
