@@ -4,9 +4,14 @@ measured on the same deals: a Markdown table and the learning curves.
     python -m redbeard_train.ablation --config classic_4p --minutes 15 --games 600 --out docs/ablation_classic.md
     python -m redbeard_train.ablation --config sortskaeg_4p --minutes 15 --variants base critic belief teacher all
     python -m redbeard_train.ablation --config classic_4p --minutes 8 --rollout-workers 1 --torch-threads 1
+    python -m redbeard_train.ablation --config sortskaeg_4p --steps 6e6 --minutes 40 --teacher heuristic --teacher-share 1
 
 Any other flag is train.py's and changes the config every variant starts from (above: one core,
 so a second job can share the machine without the variants' budgets buying different work).
+
+A budget is wall-clock minutes (``--minutes``: what a part costs at the start of a run) or, with
+``--steps``, the same number of environment steps for every variant, ``--minutes`` then a cap
+(what a part is worth per sample, whatever it costs in time).
 
 Variants (each on top of the config, with ``max_minutes`` set to the budget):
 
@@ -48,9 +53,12 @@ VARIANTS = {
 
 
 def variant_config(cfg: Config, name: str, minutes: float, teacher: str, run_dir: str,
-                   teacher_share: float = 1.0) -> Config:
-    """The config of one variant (see the module docstring)."""
+                   teacher_share: float = 1.0, steps: int = 0) -> Config:
+    """The config of one variant (see the module docstring); ``steps`` > 0 trains to that many
+    steps with ``minutes`` as a cap, else ``minutes`` is the budget."""
     changes = dict(VARIANTS[name])
+    if steps:
+        changes["total_steps"] = steps
     if changes["distill_frac"] > 0:
         changes.update(teacher=teacher, teacher_share=teacher_share,
                        opponents=list(dict.fromkeys([*cfg.opponents, teacher])))
@@ -82,17 +90,24 @@ def _fmt(x, spec: str = ".3f") -> str:
     return "–" if x is None else format(x, spec)
 
 
+def budget_words(args: argparse.Namespace) -> str:
+    if args.steps:
+        return f"{args.steps / 1e6:g}M steps (at most {args.minutes:g} minutes)"
+    return f"{args.minutes:g} minutes"
+
+
 def write_table(rows: dict, cfg: Config, args: argparse.Namespace, out: Path) -> None:
     bid = "exact" if any(r["exact"] is not None for r in rows.values()) else "contract"
     lines = [f"# Recipe ablation: {cfg.exp_name} ({cfg.game}, {cfg.rules}, {cfg.players[0]} players)", "",
-             f"Each variant trained {args.minutes:g} minutes from scratch (seed {cfg.seed}), then played {args.games} "
+             f"Each variant trained {budget_words(args)} from scratch (seed {cfg.seed}), then played {args.games} "
              f"duplicate games in one seat against three `{args.opponent}` (seed {args.seed}; the same deals for every "
              f"variant); the teacher `{args.teacher}` labels {args.teacher_share:g} of the learner's decisions. "
              "Command: `python -m redbeard_train.ablation " + " ".join(sys.argv[1:]) + "`.", "",
-             f"| variant | steps trained | win vs 3 {args.opponent} [95 % CI] | {bid} rate | joins from 2 points | run |",
-             "|---|---:|---|---:|---:|---|"]
+             f"| variant | steps trained | minutes | win vs 3 {args.opponent} [95 % CI] | {bid} rate | joins from 2 points | run |",
+             "|---|---:|---:|---|---:|---:|---|"]
     for name, r in rows.items():
-        lines.append(f"| {name} | {r['steps'] / 1e6:.1f}M | {r['win']:.3f} [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | "
+        lines.append(f"| {name} | {r['steps'] / 1e6:.1f}M | {r['minutes']:.1f} | "
+                     f"{r['win']:.3f} [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | "
                      f"{_fmt(r[bid])} | {_fmt(r['join_at_2'], '.2f')} | `{r['run']}` |")
     lines += ["", f"![learning curves]({out.with_suffix('.png').name})", ""]
     out.write_text("\n".join(lines))
@@ -105,7 +120,10 @@ def main(argv: list[str] | None = None) -> int:
                                             "are this driver's.")
     parser.add_argument("--config", default="classic_4p", help="the config the variants start from")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    parser.add_argument("--minutes", type=float, default=15.0, help="training budget of each variant")
+    parser.add_argument("--minutes", type=float, default=15.0,
+                        help="training budget of each variant (with --steps: its cap)")
+    parser.add_argument("--steps", type=float, default=0,
+                        help="train every variant to this many environment steps (e.g. 6e6) instead of for --minutes")
     parser.add_argument("--teacher", default="pimc:samples=8", help="the teacher of the teacher and all variants")
     parser.add_argument("--teacher-share", type=float, default=0.05,
                         help="share of the learner's decisions the teacher labels, in (0, 1]")
@@ -116,8 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", default="runs/ablation")
     parser.add_argument("--out", default="docs/ablation.md")
     args, train_flags = parser.parse_known_args(argv)
-    if args.minutes <= 0 or args.games < 1:
-        parser.error("--minutes must be > 0 and --games >= 1")
+    if args.minutes <= 0 or args.games < 1 or args.steps < 0:
+        parser.error("--minutes must be > 0, --steps >= 0 and --games >= 1")
     if not 0 < args.teacher_share <= 1:
         parser.error(f"--teacher-share must be in (0, 1], got {args.teacher_share}")
     from .cli import parse_args
@@ -130,16 +148,16 @@ def main(argv: list[str] | None = None) -> int:
     try:  # every variant's config checked before the first trains: a typo costs seconds, not a run
         base, _ = parse_args(["--config", args.config, *train_flags])
         configs = {name: check_config(variant_config(base, name, args.minutes, args.teacher, args.run_dir,
-                                                     args.teacher_share)) for name in args.variants}
+                                                     args.teacher_share, int(args.steps))) for name in args.variants}
     except ConfigError as exc:
         parser.error(str(exc))
     rows, curves = {}, []
     for name, cfg in configs.items():
-        print(f"ablation: training {name} for {args.minutes:g} minutes", file=sys.stderr)
+        print(f"ablation: training {name} for {budget_words(args)}", file=sys.stderr)
         out = train(cfg, quiet=True)
         run = Path(out["run_dir"])
         rows[name] = {**measure(run / "policy.pt", cfg, args.opponent, args.games, args.seed, args.workers),
-                      "run": str(run), "steps": out["global_step"]}
+                      "run": str(run), "steps": out["global_step"], "minutes": out["wall_seconds"] / 60}
         print(f"ablation: {name}: {rows[name]}", file=sys.stderr)
         try:
             curves.append((read_curve(run), name))
@@ -150,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     write_table(rows, base, args, out_path)
     if curves:
         plot_curves([c for c, _ in curves], [n for _, n in curves], out_path.with_suffix(".png"),
-                    f"{base.exp_name}: the recipe's parts, {args.minutes:g} minutes each")
+                    f"{base.exp_name}: the recipe's parts, {budget_words(args)} each")
     print(f"wrote {out_path}", file=sys.stderr)
     return 0
 

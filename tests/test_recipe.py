@@ -141,10 +141,28 @@ def test_the_ablation_driver_writes_its_table(tmp_path):
     assert state["config"]["hidden"] == [32, 32] and state["net"]["torso.0.weight"].shape[0] == 32
 
 
+def test_the_ablation_driver_trains_every_variant_to_the_same_steps(tmp_path):
+    from redbeard_train import ablation
+
+    # smoke: 64 games x 16 steps x 1 player count = 1,024 steps an update; 3,000 steps = 2 updates
+    out = tmp_path / "ablation.md"
+    assert ablation.main(["--config", "smoke", "--variants", "base", "critic", "--steps", "3000", "--minutes", "5",
+                          "--opponent", "random", "--games", "4", "--workers", "1", "--run-dir", str(tmp_path / "runs"),
+                          "--out", str(out), "--hidden", "32", "32"]) == 0
+    text = out.read_text()
+    assert "trained 0.003M steps (at most 5 minutes)" in text
+    for run in (tmp_path / "runs").iterdir():
+        state = load(run / "checkpoint.pt")
+        assert state["config"]["total_steps"] == 3000 and state["counters"]["update"] == 2
+    rows = [line for line in text.splitlines() if line.startswith(("| base |", "| critic |"))]
+    assert len(rows) == 2 and all(line.split("|")[2].strip() == "0.0M" for line in rows)
+
+
 def test_the_ablation_driver_refuses_bad_train_flags(tmp_path, capsys):
     from redbeard_train import ablation
 
-    for flags, said in ((["--num-envs", "0"], "num_envs"), (["--resume", str(tmp_path)], "--resume")):
+    for flags, said in ((["--num-envs", "0"], "num_envs"), (["--resume", str(tmp_path)], "--resume"),
+                        (["--steps", "-5"], "--steps")):
         with pytest.raises(SystemExit) as exc:
             ablation.main(["--config", "smoke", "--run-dir", str(tmp_path / "runs"), *flags])
         assert exc.value.code == 2 and said in capsys.readouterr().err
