@@ -121,14 +121,19 @@ def test_bad_recipe_values_are_refused(tmp_path):
             from_dict(changes)
 
 
-def test_the_ablation_driver_writes_its_table(tmp_path):
+def run_ablation(tmp_path, *flags: str) -> str:
+    """The ablation driver on the smoke config against random bots; the table it wrote."""
     from redbeard_train import ablation
 
     out = tmp_path / "ablation.md"
-    assert ablation.main(["--config", "smoke", "--variants", "base", "all", "--minutes", "0.02", "--teacher", "heuristic",
-                          "--opponent", "random", "--games", "8", "--workers", "1", "--run-dir", str(tmp_path / "runs"),
-                          "--out", str(out), "--hidden", "32", "32"]) == 0
-    text = out.read_text()
+    assert ablation.main(["--config", "smoke", *flags, "--opponent", "random", "--workers", "1",
+                          "--run-dir", str(tmp_path / "runs"), "--out", str(out), "--hidden", "32", "32"]) == 0
+    return out.read_text()
+
+
+def test_the_ablation_driver_writes_its_table(tmp_path):
+    text = run_ablation(tmp_path, "--variants", "base", "all", "--minutes", "0.02", "--teacher", "heuristic",
+                        "--games", "8")
     assert "| base |" in text and "| all |" in text and "joins from 2 points" in text
     runs = sorted(p.name.split("__")[0] for p in (tmp_path / "runs").iterdir())
     assert runs == ["smoke_all", "smoke_base"]
@@ -142,14 +147,8 @@ def test_the_ablation_driver_writes_its_table(tmp_path):
 
 
 def test_the_ablation_driver_trains_every_variant_to_the_same_steps(tmp_path):
-    from redbeard_train import ablation
-
     # smoke: 64 games x 16 steps x 1 player count = 1,024 steps an update; 3,000 steps = 2 updates
-    out = tmp_path / "ablation.md"
-    assert ablation.main(["--config", "smoke", "--variants", "base", "critic", "--steps", "3000", "--minutes", "5",
-                          "--opponent", "random", "--games", "4", "--workers", "1", "--run-dir", str(tmp_path / "runs"),
-                          "--out", str(out), "--hidden", "32", "32"]) == 0
-    text = out.read_text()
+    text = run_ablation(tmp_path, "--variants", "base", "critic", "--steps", "3000", "--minutes", "5", "--games", "4")
     assert "trained 0.003M steps (at most 5 minutes)" in text
     for run in (tmp_path / "runs").iterdir():
         state = load(run / "checkpoint.pt")
