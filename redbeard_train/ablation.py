@@ -91,6 +91,7 @@ def _fmt(x, spec: str = ".3f") -> str:
 
 
 def budget_words(args: argparse.Namespace) -> str:
+    """Each variant's budget, as the table and the log say it."""
     if args.steps:
         return f"{args.steps / 1e6:g}M steps (at most {args.minutes:g} minutes)"
     return f"{args.minutes:g} minutes"
@@ -134,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", default="runs/ablation")
     parser.add_argument("--out", default="docs/ablation.md")
     args, train_flags = parser.parse_known_args(argv)
-    if args.minutes <= 0 or args.games < 1 or args.steps < 0:
-        parser.error("--minutes must be > 0, --steps >= 0 and --games >= 1")
+    if args.minutes <= 0 or args.games < 1 or not (args.steps == 0 or args.steps >= 1):
+        parser.error("--minutes must be > 0, --steps 0 (a budget in minutes) or >= 1, and --games >= 1")
     if not 0 < args.teacher_share <= 1:
         parser.error(f"--teacher-share must be in (0, 1], got {args.teacher_share}")
     from .cli import parse_args

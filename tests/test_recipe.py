@@ -161,7 +161,7 @@ def test_the_ablation_driver_refuses_bad_train_flags(tmp_path, capsys):
     from redbeard_train import ablation
 
     for flags, said in ((["--num-envs", "0"], "num_envs"), (["--resume", str(tmp_path)], "--resume"),
-                        (["--steps", "-5"], "--steps")):
+                        (["--steps", "-5"], "--steps"), (["--steps", "0.5"], "--steps")):
         with pytest.raises(SystemExit) as exc:
             ablation.main(["--config", "smoke", "--run-dir", str(tmp_path / "runs"), *flags])
         assert exc.value.code == 2 and said in capsys.readouterr().err
