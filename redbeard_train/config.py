@@ -124,8 +124,9 @@ class Config:
     """Environment steps per rollout."""
     hidden: Counts = field(default_factory=lambda: [256, 256])
     """Widths of the network's hidden layers."""
-    prior: Prior = "heuristic"
-    """Bot whose action utilities the policy builds on ("" = none; see agents/ppo.py)."""
+    prior: Prior = ""
+    """Bot whose action utilities the policy builds on ("" = none, the network alone; see agents/ppo.py). A prior
+    bot needs that bot at every decision of play; the shipped prior-free bots learn from one as a teacher."""
     prior_scale: Number = 2.0
     """Initial weight of the prior in the logits (learned from there); > 0."""
     critic: Critic = "shared"

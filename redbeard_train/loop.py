@@ -3,7 +3,7 @@ each update is a rollout, advantages, a PPO update, logging, and now and then a
 snapshot, a checkpoint and an evaluation.
 
 Prior
-    With ``prior: heuristic`` (the default) the policy's logits add the heuristic bot's
+    With ``prior: heuristic`` the policy's logits add the heuristic bot's
     action utilities with learned scales (agents/ppo.py): training starts from a softened
     copy of the heuristic, and PPO learns corrections on top (residual policy learning).
     One call of the heuristic per step serves the learner's prior, the snapshots' priors
