@@ -75,6 +75,14 @@ class Run:
 
 
 # ====================================================================== the loop
+def bfloat16_units() -> bool:
+    """Whether this CPU has bfloat16 matrix units (AMX tiles or AVX512-BF16), the only place
+    where the update's bfloat16 layer is faster than float32."""
+    import torch
+
+    return any(getattr(torch.cpu, name, lambda: False)() for name in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
+
+
 def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) -> dict:
     """Train (or, with ``resume``, continue) a run; returns its last statistics."""
     cfg = check_config(cfg)
@@ -86,6 +94,8 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
     if cfg.device.startswith("cuda") and not torch.cuda.is_available():
         raise ConfigError(f"config field 'device' = {cfg.device!r}: torch sees no CUDA device")
     device = torch.device(cfg.device)
+    if cfg.update_dtype == "auto":  # decided once: the run's saved config holds the choice, a resume keeps it
+        cfg = dataclasses.replace(cfg, update_dtype="bfloat16" if cfg.device == "cpu" and bfloat16_units() else "float32")
     run = checkpoints.resume_run(Path(resume), cfg, device) if resume else start_run(cfg, device)
     cfg = run.cfg
     writer = SummaryWriter(str(run.run_dir))

@@ -407,6 +407,27 @@ def test_a_bfloat16_update_trains_and_resumes_exactly(tmp_path):
     assert all(v.dtype == torch.float32 for v in a["net"].values())  # the weights stay float32
 
 
+def test_auto_update_dtype_takes_bfloat16_only_with_matrix_units_and_keeps_it_on_resume(tmp_path, monkeypatch):
+    """``update_dtype: auto`` is decided when a run starts, by the CPU, and saved with the
+    run: a resume on a CPU of the other kind keeps the run's format (and so resumes exactly)."""
+    import yaml
+
+    from redbeard_train import loop
+
+    runs = {}
+    for units, expected in ((True, "bfloat16"), (False, "float32")):
+        monkeypatch.setattr(loop, "bfloat16_units", lambda units=units: units)
+        out = train.main([*RESUME_FLAGS, "--update-dtype", "auto", "--run-dir", str(tmp_path / expected), "--stop-after", "2"])
+        runs[expected] = Path(out["run_dir"])
+        assert yaml.safe_load((runs[expected] / "config.yaml").read_text())["update_dtype"] == expected
+        assert load(runs[expected] / "checkpoint.pt")["config"]["update_dtype"] == expected
+    # the bfloat16 run, resumed where the units are missing, goes on in bfloat16 to the same end as a straight run
+    resumed = train.main(["--resume", str(runs["bfloat16"])])
+    assert load(Path(resumed["run_dir"]) / "checkpoint.pt")["config"]["update_dtype"] == "bfloat16"
+    straight = train.main([*RESUME_FLAGS, "--update-dtype", "bfloat16", "--run-dir", str(tmp_path / "straight")])
+    assert_same_run(Path(straight["run_dir"]), Path(resumed["run_dir"]))
+
+
 def test_the_cli_ends_with_the_shipped_bot_on_the_same_deals(tmp_path):
     """train.py's last lines: the trained policy beside the shipped one of the same sheet
     and table, on the final tournament's deals; nothing for a sheet without one."""
