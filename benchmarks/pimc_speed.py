@@ -2,11 +2,13 @@
 
     python benchmarks/pimc_speed.py                              # this checkout, ~2 minutes
     python benchmarks/pimc_speed.py --baseline /path/to/other/checkout --reps 3
+    python benchmarks/pimc_speed.py --game sortskaeg --baseline /path/to/other/checkout
 
-Positions: decisions of heuristic self-play on the batch engine (classic rules by default,
-``--seed`` fixes the games) in the phases pimc searches (auction, ask, join, card play)
-with more than one legal action; they are recorded once, saved to a temporary file and
-given to every measurement, so all of them search the same positions.
+Positions: decisions of heuristic self-play on the game's batch engine (``--game``: the
+first registered game by default, its default rules unless ``--rules``; ``--seed`` fixes the
+games) that the game's ``pimc`` searches (``pimc.searches``: its searched phases, more than
+one legal action); they are recorded once, saved to a temporary file and given to every
+measurement, so all of them search the same positions.
 
 Two measurements per checkout, each in a fresh subprocess run from that checkout's root
 (so it imports that checkout's ``agents``), pinned to one core, timed in CPU time:
@@ -17,7 +19,7 @@ Two measurements per checkout, each in a fresh subprocess run from that checkout
 
 Reported per checkout: milliseconds per searched decision (CPU time / the agent's
 ``decisions`` counter; the best rep and the mean), and, as the yardstick measured in the
-same subprocess, the heuristic's ms per decision on the same positions. With
+same subprocess, the game's heuristic's ms per decision on the same positions. With
 ``--baseline`` the checkouts alternate rep by rep and the table ends with the ratio
 this/baseline. The actions of the two checkouts on the wave positions are compared too
 (the share of positions where they chose the same action).
@@ -40,23 +42,21 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SEARCHED = ("bid", "ask", "join", "play")
 
 
-def record_positions(count: int, players: int, rules: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` (obs, mask) pairs of searched decisions from heuristic self-play."""
+def record_positions(game: str, count: int, players: int, rules: str | None, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` (obs, mask) pairs of decisions ``pimc`` searches, from heuristic self-play."""
     from agents import make_agent
-    from agents.redbeard.decode import decode_batch
-    from redbeard_env.redbeard.vector import PHASE_NAMES, VectorEnv
+    from redbeard_env.registry import game_named
 
-    bot = make_agent("heuristic")
-    venv = VectorEnv(num_envs=32, num_players=players, rules=rules, seed=seed)
+    bot, search = make_agent("heuristic", game=game), make_agent("pimc", game=game)
+    G = game_named(game)
+    venv = G.vector_env(num_envs=32, num_players=players, rules=rules or G.default_rules, seed=seed)
     obs, mask, seat = venv.reset()
     rng = np.random.default_rng(seed)
     keep_obs, keep_mask = [], []
-    searched = [PHASE_NAMES.index(p) for p in SEARCHED]
     while sum(len(o) for o in keep_obs) < count:
-        take = np.isin(decode_batch(obs).phase, searched) & (mask.sum(1) > 1) & (rng.random(32) < 0.2)
+        take = search.searches(obs, mask) & (rng.random(32) < 0.2)
         keep_obs.append(obs[take])
         keep_mask.append(mask[take])
         obs, mask, seat, *_ = venv.step(bot.act_batch(obs, mask))
@@ -70,15 +70,15 @@ os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]}) if hasattr(os, "sc
 sys.path.insert(0, os.getcwd())
 from agents import make_agent
 data = np.load(sys.argv[1])
-spec, wave, singles = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+spec, wave, singles, game = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 obs, mask = data["obs"], data["mask"]
 clock = time.process_time
-heur = make_agent("heuristic")
+heur = make_agent("heuristic", game=game)
 heur.act_batch(obs[:4], mask[:4])  # imports and loading its compiled kernels
 t = clock()
 heur.act_batch(obs, mask)
 heur_ms = 1000 * (clock() - t) / len(obs)
-bot = make_agent(spec, seed=0)
+bot = make_agent(spec, game=game, seed=0)
 bot.act_batch(obs[:4], mask[:4])  # imports and first-call set-up
 bot.decisions = 0
 actions = []
@@ -96,9 +96,9 @@ print(json.dumps({"wave_ms": wave_ms, "single_ms": single_ms, "heuristic_ms": he
 """
 
 
-def measure(tree: Path, data: str, spec: str, wave: int, singles: int) -> dict:
+def measure(tree: Path, data: str, spec: str, wave: int, singles: int, game: str) -> dict:
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, data, spec, str(wave), str(singles)],
+        [sys.executable, "-c", CHILD, data, spec, str(wave), str(singles), game],
         cwd=tree, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tree)},
     )
     if out.returncode:
@@ -113,17 +113,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--wave", type=int, default=125, help="positions per act_batch call")
     parser.add_argument("--singles", type=int, default=40, help="positions searched one at a time")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--rules", default="classic")
+    parser.add_argument("--game", default=None, help="a registered game (default: the first)")
+    parser.add_argument("--rules", default=None, help="a preset of the game (default: the game's)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--baseline", default=None, help="another checkout to time, alternating with this one")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    obs, mask = record_positions(args.positions, args.players, args.rules, args.seed)
+    from redbeard_env.registry import game_named, registered_games
+
+    game = game_named(args.game or registered_games()[0]).name
+    rules = args.rules or game_named(game).default_rules
+    obs, mask = record_positions(game, args.positions, args.players, rules, args.seed)
     trees = {"this": ROOT}
     if args.baseline:
         trees["baseline"] = Path(args.baseline).resolve()
-    print(f"{args.spec}: {len(obs)} positions ({args.rules}, {args.players} players, seed {args.seed}); "
+    print(f"{args.spec}: {len(obs)} positions ({game}, {rules}, {args.players} players, seed {args.seed}); "
           f"waves of {args.wave}, {args.singles} singles; trees: "
           + ", ".join(f"{k}={v}" for k, v in trees.items()), flush=True)
     results: dict[str, list[dict]] = {k: [] for k in trees}
@@ -132,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
         np.savez(data, obs=obs, mask=mask)
         for rep in range(args.reps):
             for name, tree in trees.items():
-                r = measure(tree, data, args.spec, args.wave, args.singles)
+                r = measure(tree, data, args.spec, args.wave, args.singles, game)
                 results[name].append(r)
                 print(f"  rep {rep} {name:<9} wave {r['wave_ms']:7.2f} ms  single {r['single_ms']:7.2f} ms  "
                       f"heuristic {r['heuristic_ms']:.4f} ms", flush=True)

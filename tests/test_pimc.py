@@ -283,6 +283,7 @@ def test_same_seed_same_actions():
         a = make_agent("pimc:samples=4", seed=3)
         b = make_agent("pimc:samples=4", seed=3)
         first = a.act_batch(obs, mask)
+        assert a.decisions == int(a.searches(obs, mask).sum()) == len(games)  # states with a searched choice
         assert np.array_equal(first, b.act_batch(obs, mask))
         second = a.act_batch(obs, mask)
         a.reset(3)

@@ -92,13 +92,16 @@ def test_pimc_plays_legally_and_is_seeded():
     venv = VectorEnv(6, 3, hand_sizes=(3, 2, 1), deal="carry", seed=1)
     obs, mask, seat = venv.reset()
     a, b = make_agent("sortskaeg_pimc:samples=4", seed=3), make_agent("sortskaeg_pimc:samples=4", seed=3)
-    rng = np.random.default_rng(0)
+    searched = 0
     for _ in range(60):
+        searched += int(a.searches(obs, mask).sum())
         act = a.act_batch(obs, mask)
         assert np.array_equal(act, b.act_batch(obs, mask))
         assert (mask[np.arange(6), act] == 1).all()
         obs, mask, seat, *_ = venv.step(act)
-    assert a.decisions > 0
+    # searches() names the rows act_batch searches: bids and plays with a choice (the
+    # discards of carry and the forced moves go to the rollout bot)
+    assert a.decisions == searched > 0
     assert make_agent("pimc", game="sortskaeg").rollout.game == "sortskaeg"  # its heuristic, by game
     with pytest.raises(ValueError, match="a bot of redbeard, not of sortskaeg"):
         SortskaegPIMC(rollout="joins:always")

@@ -38,12 +38,13 @@ import numpy as np
 
 from redbeard_env.oh_hell.cards import BID0, MAX_BID, NUM_ACTIONS, NUM_CARDS
 
-from ..base import Agent, check_finite, check_masks, finite_number
+from ..base import Agent, check_finite, check_masks, count_marked, finite_number
 from .decode import CARD_SUIT, PHASE, OObs, decode_batch
 
 _IDS = np.arange(NUM_CARDS)
 # SAME_HIGHER[c, d]: d is a higher card of c's suit
 SAME_HIGHER = (CARD_SUIT[:, None] == CARD_SUIT[None, :]) & (_IDS[None, :] > _IDS[:, None])
+HIGHER_T = SAME_HIGHER.T.astype(np.float32)  # count_marked(cards, HIGHER_T)[:, c]: the cards above c in c's suit
 
 
 def card_chances(v: OObs, lead_factor: float, trump_factor: float) -> np.ndarray:
@@ -55,7 +56,7 @@ def card_chances(v: OObs, lead_factor: float, trump_factor: float) -> np.ndarray
     others[:, 0] = False
     opp_cards = np.where(others, left[:, None] - v.trick_played, 0).clip(0).sum(1)
     q = np.clip(opp_cards / np.maximum(unseen.sum(1), 1), 0.0, 1.0)
-    higher = unseen.astype(np.int64) @ SAME_HIGHER.T.astype(np.int64)  # [B, 52]
+    higher = count_marked(unseen, HIGHER_T)  # [B, 52]
     survive = (1.0 - q)[:, None] ** higher
     is_trump = CARD_SUIT[None, :] == v.trumps[:, None]
     off_trump = lead_factor * trump_factor ** (n - 1)[:, None].astype(float)
@@ -109,7 +110,7 @@ class OhHellHeuristic(Agent):
         to_play = n - 1 - v.trick_played[rows].sum(1)
         share = np.clip(to_play / np.maximum(n - 1, 1), 0.0, 1.0)
         unseen = v.in_play[rows] & ~(v.hand | v.played | v.trick | v.trump_card)[rows]
-        unseen_higher = unseen.astype(np.int64) @ SAME_HIGHER.T.astype(np.int64)
+        unseen_higher = count_marked(unseen, HIGHER_T)
         base = np.clip(chance[rows], 1e-6, 1.0)
         hold = np.where(to_play[:, None] == 0, 1.0, base ** share[:, None])
         hold = np.where(unseen_higher == 0, np.where(is_trump, 1.0, hold), hold)

@@ -293,12 +293,20 @@ class PimcAgent(Agent):
         self.policy.reset(seed)
 
     # -------------------------------------------------------------- entry
+    def searches(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """bool [B]: the rows this bot searches; its rollout bot decides the others."""
+        return self._searched(decode_batch(check_finite(np.asarray(obs, dtype=np.float32))), check_masks(mask, NUM_ACTIONS))
+
+    @staticmethod
+    def _searched(view: ObsBatch, legal: np.ndarray) -> np.ndarray:
+        return np.isin(view.phase, [PHASE[p] for p in SEARCH_PHASES]) & (legal.sum(1) > 1)
+
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         legal = check_masks(mask, NUM_ACTIONS)
         obs = check_finite(np.asarray(obs, dtype=np.float32))
         base = np.asarray(self.policy.act_batch(obs, np.asarray(mask)), dtype=np.int64)
         view = decode_batch(obs)
-        search = np.isin(view.phase, [PHASE[p] for p in SEARCH_PHASES]) & (legal.sum(1) > 1)
+        search = self._searched(view, legal)
         out = base.copy()
         rows_all = np.flatnonzero(search)
         if not len(rows_all):
@@ -326,7 +334,7 @@ class PimcAgent(Agent):
         base = np.asarray(self.policy.act_batch(obs, np.asarray(mask)), dtype=np.int64)
         view = decode_batch(obs)
         out = np.where(legal, np.nan, -np.inf)
-        search = np.isin(view.phase, [PHASE[p] for p in SEARCH_PHASES]) & (legal.sum(1) > 1)
+        search = self._searched(view, legal)
         rows_all = np.flatnonzero(search)
         for group in rules_groups(view.rows(rows_all)) if len(rows_all) else []:
             rows = rows_all[group]

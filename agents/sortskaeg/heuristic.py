@@ -42,7 +42,7 @@ import numpy as np
 
 from redbeard_env.sortskaeg.cards import BID0, CARD_COLOUR, MAX_BID, NUM_ACTIONS, NUM_CARDS, YELLOW
 
-from ..base import Agent, check_finite, check_masks, finite_number
+from ..base import Agent, check_finite, check_masks, count_marked, finite_number
 from .decode import PHASE, SObs, decode_batch
 
 IS_JOKER = CARD_COLOUR < 0
@@ -50,7 +50,7 @@ IS_YELLOW = CARD_COLOUR == YELLOW
 _IDS = np.arange(NUM_CARDS)
 # SAME_HIGHER[c, d]: d is a higher card of c's colour (jokers have none)
 SAME_HIGHER = (CARD_COLOUR[:, None] == CARD_COLOUR[None, :]) & (_IDS[None, :] > _IDS[:, None]) & ~IS_JOKER[:, None]
-HIGHER_YELLOW = SAME_HIGHER & IS_YELLOW[:, None]
+HIGHER_T = SAME_HIGHER.T.astype(np.float32)  # count_marked(cards, HIGHER_T)[:, c]: the cards above c in c's suit
 
 
 def card_chances(v: SObs, joker_value: float, lead_factor: float, trump_factor: float) -> np.ndarray:
@@ -66,7 +66,7 @@ def card_chances(v: SObs, joker_value: float, lead_factor: float, trump_factor: 
     others[:, 0] = False
     opp_cards = np.where(others, left[:, None] - v.trick_played * ~discard[:, None], 0).clip(0).sum(1)
     q = np.clip(opp_cards / np.maximum(unseen.sum(1), 1), 0.0, 1.0)
-    higher = unseen.astype(np.int64) @ SAME_HIGHER.T.astype(np.int64)  # [B, 42]
+    higher = count_marked(unseen, HIGHER_T)  # [B, 42]
     survive = (1.0 - q)[:, None] ** higher
     off_trump = lead_factor * trump_factor ** (n - 1)[:, None].astype(float)
     chance = np.where(IS_YELLOW[None, :], survive, survive * off_trump)
@@ -126,7 +126,7 @@ class SortskaegHeuristic(Agent):
         # chance a card that beats the trick now holds against the players still to play
         to_play = n - 1 - v.trick_played[rows].sum(1)
         share = np.clip(to_play / np.maximum(n - 1, 1), 0.0, 1.0)
-        unseen_higher_same = (~(v.hand | v.played | v.trick)[rows]).astype(np.int64) @ SAME_HIGHER.T.astype(np.int64)
+        unseen_higher_same = count_marked(~(v.hand | v.played | v.trick)[rows], HIGHER_T)
         base = np.clip(chance[rows], 1e-6, 1.0)
         hold = np.where(to_play[:, None] == 0, 1.0, base ** share[:, None])
         hold = np.where(unseen_higher_same == 0, np.where(IS_YELLOW[None, :], 1.0, hold), hold)

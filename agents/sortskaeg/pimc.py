@@ -166,6 +166,15 @@ class FamilyPIMC(Agent):
         if hasattr(self.rollout, "reset"):
             self.rollout.reset(seed)
 
+    def searches(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """bool [B]: the rows this bot searches; its rollout bot decides the others."""
+        return self._searched(self.decode(check_finite(np.asarray(obs, dtype=np.float32))),
+                              check_masks(mask, self.num_actions))
+
+    @staticmethod
+    def _searched(v, legal: np.ndarray) -> np.ndarray:
+        return np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1)
+
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """float [B, 50]: the mean worth of every legal action over the sampled deals (the
         round's points minus ``spite`` times the others' mean); ``-inf`` for illegal actions,
@@ -175,7 +184,7 @@ class FamilyPIMC(Agent):
         obs = check_finite(np.asarray(obs, dtype=np.float32))
         out = np.where(legal, np.nan, -np.inf)
         v = self.decode(obs)
-        search = np.flatnonzero(np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1))
+        search = np.flatnonzero(self._searched(v, legal))
         for chunk, n, rules in self._chunks(v, legal, search):
             self._search(v, legal, chunk, n, rules)
             for r, (cands, means) in zip(chunk, self.last_means):
@@ -202,7 +211,7 @@ class FamilyPIMC(Agent):
         obs = check_finite(np.asarray(obs, dtype=np.float32))
         actions = np.asarray(self.rollout.act_batch(obs, mask), dtype=np.int64)
         v = self.decode(obs)
-        search = np.flatnonzero(np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1))
+        search = np.flatnonzero(self._searched(v, legal))
         if len(search) == 0:
             return actions
         self.decisions += len(search)
