@@ -116,11 +116,3 @@ def check_finite(obs: np.ndarray) -> np.ndarray:
             raise ValueError(f"observation row {row} holds {obs[row, col]} at index {col}; observations are finite numbers")
     return obs
 
-
-def count_marked(cards: np.ndarray, marks: np.ndarray) -> np.ndarray:
-    """int64 [B, C]: for each row of ``cards`` (bool [B, K]) and each column ``c`` of ``marks``
-    (bool [K, C]), how many of the row's cards ``marks`` sets for ``c`` (``cards @ marks`` in
-    whole numbers). Done as a float32 product, which is exact for counts below 2**24 and goes
-    through BLAS, where numpy multiplies integer matrices in a plain loop, about 15 times
-    slower: the family heuristics count unseen higher cards this way in every search playout."""
-    return (np.asarray(cards, np.float32) @ np.asarray(marks, np.float32)).astype(np.int64)

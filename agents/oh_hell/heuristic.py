@@ -36,31 +36,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.oh_hell.cards import BID0, MAX_BID, NUM_ACTIONS, NUM_CARDS
+from redbeard_env.oh_hell.cards import NUM_ACTIONS
 
-from ..base import Agent, check_finite, check_masks, count_marked, finite_number
-from .decode import CARD_SUIT, PHASE, OObs, decode_batch
+from ..base import Agent, check_finite, check_masks, finite_number
+from ..sortskaeg.heuristic_kernels import family_values
+from .decode import CARD_SUIT, PHASE, decode_batch
 
-_IDS = np.arange(NUM_CARDS)
-# SAME_HIGHER[c, d]: d is a higher card of c's suit
-SAME_HIGHER = (CARD_SUIT[:, None] == CARD_SUIT[None, :]) & (_IDS[None, :] > _IDS[:, None])
-HIGHER_T = SAME_HIGHER.T.astype(np.float32)  # count_marked(cards, HIGHER_T)[:, c]: the cards above c in c's suit
-
-
-def card_chances(v: OObs, lead_factor: float, trump_factor: float) -> np.ndarray:
-    """float [B, 52]: each card's chance to take a trick (see the module docstring)."""
-    n = v.num_players
-    unseen = v.in_play & ~(v.hand | v.played | v.trick | v.trump_card)
-    left = np.maximum(v.hand_size - v.tricks_done, 0)  # cards each player holds at the trick's start
-    others = np.arange(v.bid.shape[1])[None, :] < n[:, None]
-    others[:, 0] = False
-    opp_cards = np.where(others, left[:, None] - v.trick_played, 0).clip(0).sum(1)
-    q = np.clip(opp_cards / np.maximum(unseen.sum(1), 1), 0.0, 1.0)
-    higher = count_marked(unseen, HIGHER_T)  # [B, 52]
-    survive = (1.0 - q)[:, None] ** higher
-    is_trump = CARD_SUIT[None, :] == v.trumps[:, None]
-    off_trump = lead_factor * trump_factor ** (n - 1)[:, None].astype(float)
-    return np.where(is_trump, survive, survive * off_trump)
+FAMILY_PHASES = (PHASE["bid"], PHASE["play"], -1)  # no discards in Oh Hell
+NO_JOKERS = np.zeros(len(CARD_SUIT), bool)
 
 
 class OhHellHeuristic(Agent):
@@ -78,49 +61,17 @@ class OhHellHeuristic(Agent):
         return self.action_values(obs, mask).argmax(1)
 
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """float [B, 70]: the bot's preference for every action (-inf where illegal)."""
+        """float [B, 70]: the bot's preference for every action (-inf where illegal); what a
+        player may count is worked out here, the values in the family's compiled kernel
+        (:mod:`agents.sortskaeg.heuristic_kernels`)."""
         legal = check_masks(mask, NUM_ACTIONS)
         v = decode_batch(check_finite(np.asarray(obs, dtype=np.float32)))
-        chance = card_chances(v, self.lead_factor, self.trump_factor)
-        values = np.zeros((len(legal), NUM_ACTIONS))
-        bid = v.phase == PHASE["bid"]
-        if bid.any():
-            expected = (chance * v.hand).sum(1) * self.bid_scale
-            k = np.arange(MAX_BID + 1)[None, :]
-            values[bid, BID0:] = -np.abs(k - expected[bid, None])
-        play = v.phase == PHASE["play"]
-        if play.any():
-            values[play, :NUM_CARDS] = self._play_values(v, chance, play)
-        return np.where(legal, values, -np.inf)
-
-    @staticmethod
-    def _play_values(v: OObs, chance: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        n = v.num_players[rows]
-        trick = v.trick[rows]
-        leading = ~trick.any(1)
-        need = v.bid[rows, 0] - v.tricks[rows, 0]
-        led, trumps = v.led[rows], v.trumps[rows]
-        is_trump = CARD_SUIT[None, :] == trumps[:, None]
-        top_trump = np.where(trick & is_trump, _IDS, -1).max(1)
-        top_led = np.where(trick & (CARD_SUIT[None, :] == led[:, None]), _IDS, -1).max(1)
-        beats = np.where(is_trump, _IDS[None, :] > top_trump[:, None],
-                         (CARD_SUIT[None, :] == led[:, None]) & (top_trump[:, None] < 0) & (_IDS[None, :] > top_led[:, None]))
-        beats &= ~leading[:, None]
-        # chance a card that beats the trick now holds against the players still to play
-        to_play = n - 1 - v.trick_played[rows].sum(1)
-        share = np.clip(to_play / np.maximum(n - 1, 1), 0.0, 1.0)
-        unseen = v.in_play[rows] & ~(v.hand | v.played | v.trick | v.trump_card)[rows]
-        unseen_higher = count_marked(unseen, HIGHER_T)
-        base = np.clip(chance[rows], 1e-6, 1.0)
-        hold = np.where(to_play[:, None] == 0, 1.0, base ** share[:, None])
-        hold = np.where(unseen_higher == 0, np.where(is_trump, 1.0, hold), hold)
-        strength = chance[rows] + _IDS[None, :] * 1e-4  # ties: the higher id is the stronger card
-        want = need > 0
-        lead_win = strength
-        follow_win = np.where(beats, 1.0 + hold - strength * 0.01, -strength)
-        lead_lose = -strength
-        last = to_play == 0
-        all_beat_pick = np.where(last[:, None], strength, -strength)
-        follow_lose = np.where(beats, -3.0 + 0.1 * all_beat_pick, 1.0 + strength)
-        return np.where(leading[:, None], np.where(want[:, None], lead_win, lead_lose),
-                        np.where(want[:, None], follow_win, follow_lose))
+        # unseen: the deck's cards not in the hand, played, on the table or turned
+        unseen = v.in_play & ~(v.hand | v.played | v.trick | v.trump_card)
+        left = np.maximum(v.hand_size - v.tricks_done, 0)  # cards each player holds at the trick's start
+        others = (np.arange(v.bid.shape[1])[None, :] < v.num_players[:, None]) & (np.arange(v.bid.shape[1]) > 0)
+        opp_cards = np.where(others, left[:, None] - v.trick_played, 0).clip(0).sum(1)
+        return family_values(
+            v.phase, v.num_players, opp_cards, v.bid[:, 0] - v.tricks[:, 0], v.num_players - 1 - v.trick_played.sum(1),
+            v.led, v.trumps, v.hand, v.trick, unseen, unseen, CARD_SUIT, NO_JOKERS, legal, self.bid_scale, 0.0,
+            self.lead_factor, self.trump_factor, FAMILY_PHASES)
