@@ -14,6 +14,7 @@ import pytest
 
 from agents.registry import make_agent
 from golden.make_family_heuristic_golden import CONFIGS, golden_file
+from golden.make_heuristic_golden import assert_values_match
 
 TOLERANCE = 1e-9
 
@@ -29,16 +30,7 @@ def test_heuristic_values_match_the_recorded_ones(game, k):
     spec = str(golden["specs"][k])
     obs, mask, want = golden["obs"], golden["mask"], golden["values"][k]
     bot = make_agent(spec, game=game)
-    got = bot.action_values(obs, mask)
-    assert np.array_equal(bot.act_batch(obs, mask), got.argmax(1))
-    assert np.array_equal(np.isfinite(got), np.isfinite(want)), f"{spec}: other actions valued"
-    fin = np.isfinite(want)
-    err = np.abs(got[fin] - want[fin])
-    assert err.max() <= TOLERANCE * np.maximum(1.0, np.abs(want[fin])).max(), (spec, err.max())
-    # decisions: identical unless the recorded best two are a near tie
-    top2 = np.sort(np.where(fin, want, -np.inf), 1)[:, -2:]
-    clear = ~(np.isfinite(top2[:, 0]) & (top2[:, 1] - top2[:, 0] <= TOLERANCE))
-    assert (got.argmax(1)[clear] == want.argmax(1)[clear]).all(), spec
+    assert_values_match(bot, spec, obs, mask, want, TOLERANCE)
 
 
 def test_the_sortskaeg_positions_cover_every_phase_and_table():

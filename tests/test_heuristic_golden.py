@@ -14,7 +14,7 @@ import pytest
 
 from agents.redbeard.heuristic import GROUP_KEY
 from agents.registry import make_agent
-from golden.make_heuristic_golden import GOLDEN
+from golden.make_heuristic_golden import GOLDEN, assert_values_match
 
 TOLERANCE = 1e-9
 
@@ -29,16 +29,7 @@ def test_heuristic_values_match_the_recorded_ones(golden, k):
     spec = str(golden["specs"][k])
     obs, mask, want = golden["obs"], golden["mask"], golden["values"][k]
     bot = make_agent(spec)
-    got = bot.action_values(obs, mask)
-    assert np.array_equal(bot.act_batch(obs, mask), got.argmax(1))  # the kernel's own argmax
-    assert np.array_equal(np.isfinite(got), np.isfinite(want)), f"{spec}: other actions valued"
-    fin = np.isfinite(want)
-    err = np.abs(got[fin] - want[fin])
-    assert err.max() <= TOLERANCE * np.maximum(1.0, np.abs(want[fin])).max(), (spec, err.max())
-    # decisions: identical unless the recorded best two are a near tie
-    top2 = np.sort(np.where(fin, want, -np.inf), 1)[:, -2:]
-    clear = ~(np.isfinite(top2[:, 0]) & (top2[:, 1] - top2[:, 0] <= TOLERANCE))
-    assert (got.argmax(1)[clear] == want.argmax(1)[clear]).all(), spec
+    assert_values_match(bot, spec, obs, mask, want, TOLERANCE)
 
 
 def test_the_golden_positions_cover_every_phase(golden):

@@ -20,6 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
+try:  # as a script from tests/golden, or imported as golden.<module> by the tests
+    from make_heuristic_golden import mixed_play
+except ImportError:
+    from golden.make_heuristic_golden import mixed_play
+
 HERE = Path(__file__).resolve().parent
 # game -> (players, overrides) of each table
 CONFIGS = {
@@ -59,14 +64,7 @@ def record_positions(game: str, n: int, overrides: dict, seed: int) -> tuple[np.
     venv = G.vector_env(num_envs=48, num_players=n, seed=seed, **overrides)
     bot, rnd = make_agent("heuristic", game=game), make_agent("random", game=game, seed=seed)
     rng = np.random.default_rng(seed)
-    obs, mask, _ = venv.reset()
-    seen_obs, seen_mask = [], []
-    for _ in range(160):
-        seen_obs.append(obs.copy())
-        seen_mask.append(mask.copy())
-        mix = rng.random(len(obs)) < 0.8
-        obs, mask, *_ = venv.step(np.where(mix, bot.act_batch(obs, mask), rnd.act_batch(obs, mask)))
-    obs, mask = np.concatenate(seen_obs), np.concatenate(seen_mask)
+    obs, mask = mixed_play(venv, bot, rnd, rng, 160)
     phase = decode(obs).phase
     # every phase that occurs, then the rest at random
     pick = np.concatenate([rng.permutation(np.flatnonzero(phase == p))[:60] for p in range(PHASES[game])])

@@ -18,6 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
+try:  # as a script from tests/golden, or imported as golden.<module> by the tests
+    from make_heuristic_golden import mixed_play
+except ImportError:
+    from golden.make_heuristic_golden import mixed_play
+
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "ppo_decisions.json"
 
@@ -32,15 +37,7 @@ def record_positions(rules: dict, num_players: int, seed: int = 0, steps: int = 
                              seed=seed)
     bots = [make_agent("heuristic", game=game), make_agent("random", game=game, seed=seed)]
     rng = np.random.default_rng(seed)
-    obs, mask, _ = venv.reset()
-    seen_obs, seen_mask = [], []
-    for _ in range(steps):
-        seen_obs.append(obs.copy())
-        seen_mask.append(mask.copy())
-        mix = rng.random(len(obs)) < 0.8
-        actions = np.where(mix, bots[0].act_batch(obs, mask), bots[1].act_batch(obs, mask))
-        obs, mask, *_ = venv.step(actions)
-    obs, mask = np.concatenate(seen_obs), np.concatenate(seen_mask)
+    obs, mask = mixed_play(venv, *bots, rng, steps)
     several = np.flatnonzero(mask.sum(1) > 1)  # a forced move says nothing about the bot
     pick = np.sort(rng.choice(several, size=min(keep, len(several)), replace=False))
     return obs[pick], mask[pick]

@@ -36,6 +36,35 @@ SPECS = ["heuristic", "heuristic:defend=0.5,block=0.5"]
 PER_CONFIG = 250
 
 
+def mixed_play(venv, bot, rnd, rng: np.random.Generator, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """(obs, mask) of every decision of ``steps`` steps of a batch engine's games, each move
+    the ``bot``'s (80 %) or the random bot ``rnd``'s (20 %)."""
+    obs, mask, _ = venv.reset()
+    seen_obs, seen_mask = [], []
+    for _ in range(steps):
+        seen_obs.append(obs.copy())
+        seen_mask.append(mask.copy())
+        mix = rng.random(len(obs)) < 0.8
+        obs, mask, *_ = venv.step(np.where(mix, bot.act_batch(obs, mask), rnd.act_batch(obs, mask)))
+    return np.concatenate(seen_obs), np.concatenate(seen_mask)
+
+
+def assert_values_match(bot, spec: str, obs: np.ndarray, mask: np.ndarray, want: np.ndarray, tolerance: float) -> None:
+    """The bot's action values on recorded positions against the recorded ``want``: its
+    argmax is what it plays, the same actions valued, the values within ``tolerance``
+    (relative to the largest), the same decisions except where the recorded best two are a
+    near tie."""
+    got = bot.action_values(obs, mask)
+    assert np.array_equal(bot.act_batch(obs, mask), got.argmax(1))  # the kernel's own argmax
+    assert np.array_equal(np.isfinite(got), np.isfinite(want)), f"{spec}: other actions valued"
+    fin = np.isfinite(want)
+    err = np.abs(got[fin] - want[fin])
+    assert err.max() <= tolerance * np.maximum(1.0, np.abs(want[fin])).max(), (spec, err.max())
+    top2 = np.sort(np.where(fin, want, -np.inf), 1)[:, -2:]
+    clear = ~(np.isfinite(top2[:, 0]) & (top2[:, 1] - top2[:, 0] <= tolerance))
+    assert (got.argmax(1)[clear] == want.argmax(1)[clear]).all(), spec
+
+
 def record_positions(preset: str, n: int, overrides: dict, seed: int) -> tuple[np.ndarray, np.ndarray]:
     from agents.registry import make_agent
     from redbeard_env.redbeard.vector import VectorEnv
@@ -43,14 +72,7 @@ def record_positions(preset: str, n: int, overrides: dict, seed: int) -> tuple[n
     venv = VectorEnv(num_envs=48, num_players=n, rules=preset, seed=seed, **overrides)
     bot, rnd = make_agent("heuristic"), make_agent("random", seed=seed)
     rng = np.random.default_rng(seed)
-    obs, mask, _ = venv.reset()
-    seen_obs, seen_mask = [], []
-    for _ in range(120):
-        seen_obs.append(obs.copy())
-        seen_mask.append(mask.copy())
-        mix = rng.random(len(obs)) < 0.8
-        obs, mask, *_ = venv.step(np.where(mix, bot.act_batch(obs, mask), rnd.act_batch(obs, mask)))
-    obs, mask = np.concatenate(seen_obs), np.concatenate(seen_mask)
+    obs, mask = mixed_play(venv, bot, rnd, rng, 120)
     phase = obs[:, :8].argmax(1)
     # every phase that occurs, then the rest at random
     pick = np.concatenate([rng.permutation(np.flatnonzero(phase == p))[:20] for p in range(8)])
