@@ -115,4 +115,3 @@ def check_finite(obs: np.ndarray) -> np.ndarray:
             row, col = np.argwhere(bad)[0]
             raise ValueError(f"observation row {row} holds {obs[row, col]} at index {col}; observations are finite numbers")
     return obs
-
