@@ -39,7 +39,7 @@ import numpy as np
 from redbeard_env.oh_hell.cards import NUM_ACTIONS
 
 from ..base import Agent, check_finite, check_masks, finite_number
-from ..sortskaeg.heuristic_kernels import family_values
+from ..sortskaeg.heuristic_kernels import family_values, others_hold
 from .decode import CARD_SUIT, PHASE, decode_batch
 
 FAMILY_PHASES = (PHASE["bid"], PHASE["play"], -1)  # no discards in Oh Hell
@@ -69,8 +69,7 @@ class OhHellHeuristic(Agent):
         # unseen: the deck's cards not in the hand, played, on the table or turned
         unseen = v.in_play & ~(v.hand | v.played | v.trick | v.trump_card)
         left = np.maximum(v.hand_size - v.tricks_done, 0)  # cards each player holds at the trick's start
-        others = (np.arange(v.bid.shape[1])[None, :] < v.num_players[:, None]) & (np.arange(v.bid.shape[1]) > 0)
-        opp_cards = np.where(others, left[:, None] - v.trick_played, 0).clip(0).sum(1)
+        opp_cards = others_hold(left, v.trick_played, v.num_players)
         return family_values(
             v.phase, v.num_players, opp_cards, v.bid[:, 0] - v.tricks[:, 0], v.num_players - 1 - v.trick_played.sum(1),
             v.led, v.trumps, v.hand, v.trick, unseen, unseen, CARD_SUIT, NO_JOKERS, legal, self.bid_scale, 0.0,

@@ -44,7 +44,7 @@ from redbeard_env.sortskaeg.cards import CARD_COLOUR, NUM_ACTIONS, YELLOW
 
 from ..base import Agent, check_finite, check_masks, finite_number
 from .decode import PHASE, decode_batch
-from .heuristic_kernels import family_values
+from .heuristic_kernels import family_values, others_hold
 
 FAMILY_PHASES = (PHASE["bid"], PHASE["play"], PHASE["discard"])
 
@@ -74,8 +74,7 @@ class SortskaegHeuristic(Agent):
         known = np.where(discard[:, None], v.hand, v.hand | v.played | v.trick)
         universe = np.where(v.carry[:, None] & v.seen_game.any(1)[:, None], v.seen_game, True)
         left = np.where(discard, v.hand_size, np.maximum(v.hand_size - v.tricks_done, 0))  # cards each holds
-        others = (np.arange(v.bid.shape[1])[None, :] < v.num_players[:, None]) & (np.arange(v.bid.shape[1]) > 0)
-        opp_cards = np.where(others, left[:, None] - (v.trick_played & ~discard[:, None]), 0).clip(0).sum(1)
+        opp_cards = others_hold(left, v.trick_played & ~discard[:, None], v.num_players)
         return family_values(
             v.phase, v.num_players, opp_cards, v.bid[:, 0] - v.tricks[:, 0], v.num_players - 1 - v.trick_played.sum(1),
             v.led, np.full(len(legal), YELLOW), v.hand, v.trick, universe & ~known, ~(v.hand | v.played | v.trick),

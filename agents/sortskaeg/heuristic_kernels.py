@@ -30,6 +30,15 @@ import numpy as np
 from numba import njit
 
 
+def others_hold(left: np.ndarray, trick_played: np.ndarray, num_players: np.ndarray) -> np.ndarray:
+    """int [B]: the cards the other players hold, from ``left`` [B] (what each held at the
+    trick's start) less the cards of the trick they played (``trick_played`` bool [B, P] by
+    relative position; position 0, the observer, and the seats beyond the table count 0)."""
+    pos = np.arange(trick_played.shape[1])
+    others = (pos[None, :] < num_players[:, None]) & (pos > 0)
+    return np.where(others, left[:, None] - trick_played, 0).clip(0).sum(1)
+
+
 @njit(cache=True, nogil=True)
 def _pairwise_sum(a):
     """The sum of a short row in numpy's order (``np.add.reduce`` over a contiguous axis:
@@ -52,10 +61,11 @@ def _pairwise_sum(a):
 
 
 @njit(cache=True, nogil=True)
-def _count_higher(b, cards, suit, out):
+def _count_higher(b, cards, suit, above, out):
     """``out`` [C]: how many of row ``b``'s ``cards`` are higher cards of each card's suit (a
-    higher card = a larger id of the same suit; none for a joker): one pass from the top."""
-    above = np.zeros(suit.max() + 1, np.int64)
+    higher card = a larger id of the same suit; none for a joker): one pass from the top
+    (``above``: scratch, one count a suit)."""
+    above[:] = 0
     for c in range(len(suit) - 1, -1, -1):
         if suit[c] < 0:
             out[c] = 0
@@ -65,7 +75,8 @@ def _count_higher(b, cards, suit, out):
 
 
 @njit(cache=True, nogil=True)
-def _chances(b, n, opp_cards, trump, unseen, suit, joker, joker_value, lead_factor, trump_factor, higher, chance):
+def _chances(b, n, opp_cards, trump, unseen, suit, joker, joker_value, lead_factor, trump_factor, higher, above,
+             survive_k, chance):
     """Row ``b``: each card's chance to take a trick, into ``chance`` [C]. ``q`` = the share of
     the unseen cards the others hold; a card survives each unseen higher card of its suit
     with 1 - q, a card off trumps is scaled by ``lead_factor`` and ``trump_factor`` per other
@@ -74,10 +85,9 @@ def _chances(b, n, opp_cards, trump, unseen, suit, joker, joker_value, lead_fact
     for c in range(len(suit)):
         count += unseen[b, c]
     q = min(max(opp_cards[b] / max(count, 1), 0.0), 1.0)
-    _count_higher(b, unseen, suit, higher)
+    _count_higher(b, unseen, suit, above, higher)
     off_trump = lead_factor * trump_factor ** float(n[b] - 1)
-    survive_k = np.empty(higher.max() + 1)  # (1 - q) ** k, each power once (pow is the dear part)
-    for k in range(len(survive_k)):
+    for k in range(higher.max() + 1):  # (1 - q) ** k, each power once (pow is the dear part)
         survive_k[k] = (1.0 - q) ** float(k)
     for c in range(len(suit)):
         if joker[c]:
@@ -88,7 +98,7 @@ def _chances(b, n, opp_cards, trump, unseen, suit, joker, joker_value, lead_fact
 
 
 @njit(cache=True, nogil=True)
-def _play_row(b, need, to_play, n, led, trump, trick, unseen_play, suit, joker, chance, higher, out):
+def _play_row(b, need, to_play, n, led, trump, trick, unseen_play, suit, joker, chance, higher, above, out):
     """Row ``b`` in card play: the values of the C cards into ``out`` [C]."""
     leading = True
     top_trump, top_led = -1, -1
@@ -103,7 +113,7 @@ def _play_row(b, need, to_play, n, led, trump, trick, unseen_play, suit, joker, 
     joker_led = not leading and led[b] < 0
     after = to_play[b]
     share = min(max(after / max(n[b] - 1, 1), 0.0), 1.0)
-    _count_higher(b, unseen_play, suit, higher)
+    _count_higher(b, unseen_play, suit, above, higher)
     for c in range(len(suit)):
         is_trump = suit[c] == trump[b] and suit[c] >= 0
         if is_trump:
@@ -141,8 +151,11 @@ def family_values(phase, n, opp_cards, need, to_play, led, trump, hand, trick, u
     chance = np.empty(C)
     held = np.empty(C)
     higher = np.empty(C, np.int64)
+    above = np.empty(suit.max() + 1, np.int64)  # scratch of _count_higher
+    survive_k = np.empty(C + 1)  # scratch of _chances
     for b in range(B):
-        _chances(b, n, opp_cards, trump, unseen, suit, joker, joker_value, lead_factor, trump_factor, higher, chance)
+        _chances(b, n, opp_cards, trump, unseen, suit, joker, joker_value, lead_factor, trump_factor, higher, above,
+                 survive_k, chance)
         if phase[b] == bid_phase:  # the bid nearest the hand's expected tricks
             for c in range(C):
                 held[c] = chance[c] * hand[b, c]
@@ -150,7 +163,7 @@ def family_values(phase, n, opp_cards, need, to_play, led, trump, hand, trick, u
             for k in range(A - C):
                 out[b, C + k] = -abs(k - expected)
         elif phase[b] == play_phase:
-            _play_row(b, need, to_play, n, led, trump, trick, unseen_play, suit, joker, chance, higher, out[b])
+            _play_row(b, need, to_play, n, led, trump, trick, unseen_play, suit, joker, chance, higher, above, out[b])
         elif phase[b] == discard_phase:  # sure winners and sure losers make the next bid easy
             for c in range(C):
                 out[b, c] = 0.5 - abs(chance[c] - 0.5)
