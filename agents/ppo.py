@@ -142,6 +142,24 @@ def _mlp(n_in: int, hidden: tuple[int, ...], n_out: int, out_gain: float) -> nn.
     return nn.Sequential(*layers, _layer(n_in, n_out, out_gain))
 
 
+def belief_log_probs(belief: torch.Tensor) -> torch.Tensor:
+    """``log_softmax`` over the belief's last dim (seats + 1, a handful of entries) in plain
+    elementwise steps: torch's CPU softmax kernels over so short a dim take 2-4x as long,
+    a large share of the recipe's update (what :mod:`redbeard_train.loop` learns the belief
+    with, and its probabilities the policy's input)."""
+    shifted = belief - belief.amax(-1, keepdim=True)
+    return shifted - shifted.exp().sum(-1, keepdim=True).log()
+
+
+def _run(net: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+    """``net`` on ``x``; bfloat16 input goes through the first (largest) layer in bfloat16
+    and the rest of ``net`` in float32."""
+    if x.dtype != torch.bfloat16:
+        return net(x)
+    first = net[0]
+    return net[1:](nn.functional.linear(x, first.weight.to(x.dtype)).float() + first.bias)
+
+
 class PolicyNet(nn.Module):
     """A policy torso and head, a value head and, when ``prior`` is set, the learned prior
     scales (CleanRL-style initialisation). The training recipe's parts, each switchable:
@@ -195,20 +213,16 @@ class PolicyNet(nn.Module):
               privileged: torch.Tensor | None = None) -> dict:
         """``logits`` [B, A] (masked), ``value`` [B] (None for a privileged critic without
         ``privileged``) and ``belief`` logits [B, cards, seats + 1] (None without the head).
-        Features in bfloat16 go through the first layer of the torso in bfloat16 (weights
-        rounded to it, products summed in float32 by the matrix units) and the rest in
-        float32; the prior's block then comes as ``prior_block`` in float32, since it enters
-        the logits directly."""
+        Features in bfloat16 go through the first layer of each network (torso, critic,
+        belief head) in bfloat16 (weights rounded to it, products summed in float32 by the
+        matrix units) and the rest in float32; the prior's block then comes as
+        ``prior_block`` in float32, since it enters the logits directly."""
         belief = None
         x = obs
         if self.belief:
-            belief = self.belief_net(obs.float()).view(len(obs), *self.belief_shape)
-            x = torch.cat([obs, torch.softmax(belief, -1).flatten(1).detach().to(obs.dtype)], 1)
-        if x.dtype == torch.bfloat16:
-            first = self.torso[0]
-            h = self.torso[1:](nn.functional.linear(x, first.weight.to(x.dtype)).float() + first.bias)
-        else:
-            h = self.torso(x)
+            belief = _run(self.belief_net, obs).view(len(obs), *self.belief_shape)
+            x = torch.cat([obs, belief_log_probs(belief.detach()).exp().flatten(1).to(obs.dtype)], 1)
+        h = _run(self.torso, x)
         logits = self.policy(h)
         if self.prior:
             rel = obs[:, self.prior_offset:] if prior_block is None else prior_block
@@ -222,7 +236,7 @@ class PolicyNet(nn.Module):
         if self.critic_kind == "shared":
             value = self.value(h).squeeze(-1)
         elif privileged is not None:
-            value = self.critic(torch.cat([obs.float(), privileged.float()], 1)).squeeze(-1)
+            value = _run(self.critic, torch.cat([obs, privileged.to(obs.dtype)], 1)).squeeze(-1)
         else:
             value = None
         return {"logits": logits, "value": value, "belief": belief}

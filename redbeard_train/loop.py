@@ -280,6 +280,8 @@ def update_tensors(run: Run, batch: dict, returns: np.ndarray, device) -> dict:
     for key in ("priv", "btarget", "teacher"):
         if key in batch:
             t[key] = torch.as_tensor(batch[key].astype(np.int64 if key != "priv" else np.float32), device=device)
+    if "priv" in t:  # every hand, 0/1: exact in the critic's input dtype
+        t["priv"] = t["priv"].to(t["obs"].dtype)
     return t
 
 
@@ -289,7 +291,7 @@ def minibatch_loss(cfg: Config, net, part: dict, distill: float) -> tuple:
     clip fraction)."""
     import torch
 
-    from agents.ppo import masked_entropy
+    from agents.ppo import belief_log_probs, masked_entropy
 
     out = net.heads(part["obs"], part["mask"], part.get("prior"), part.get("priv"))
     logits, new_value = out["logits"], out["value"]
@@ -311,7 +313,8 @@ def minibatch_loss(cfg: Config, net, part: dict, distill: float) -> tuple:
     loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
     parts = {"policy": pg_loss.item(), "value": v_loss.item(), "entropy": entropy.item()}
     if out["belief"] is not None:
-        belief_loss = torch.nn.functional.cross_entropy(out["belief"].flatten(0, 1), part["btarget"].flatten())
+        # the cross-entropy over every card's holder, mean over the rows' cards
+        belief_loss = -belief_log_probs(out["belief"]).gather(-1, part["btarget"][..., None]).mean()
         loss = loss + cfg.belief_coef * belief_loss
         parts["belief"] = belief_loss.item()
     if distill > 0 and "teacher" in part:

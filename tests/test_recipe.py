@@ -64,6 +64,34 @@ def test_the_policy_never_sees_the_privileged_input(game):
     assert {k for k in plain.state_dict() if k.startswith("value.")} == {"value.weight", "value.bias"}
 
 
+def test_bfloat16_features_take_every_networks_first_layer_in_bfloat16():
+    """update_dtype: bfloat16 with the recipe: the policy torso, the privileged critic and the
+    belief head each take their first layer in bfloat16 (weights and inputs rounded, sums in
+    float32) and the rest in float32, so the heads come out float32 and near the float32 ones."""
+    torch.manual_seed(0)
+    net = PolicyNet(critic="privileged", belief=True)
+    B = 64
+    obs = (torch.rand(B, net.obs_size) < 0.1).float() * torch.rand(B, net.obs_size)
+    priv = (torch.rand(B, net.privileged_size) < 0.2).float()
+    mask = torch.ones(B, 69, dtype=torch.bool)
+    mask[:, 40:] = False
+    with torch.no_grad():
+        full = net.heads(obs, mask, privileged=priv)
+        half = net.heads(obs.to(torch.bfloat16), mask, privileged=priv)
+        critic_first = net.critic[0].weight
+        # the critic's first layer by hand, in bfloat16: what the bfloat16 path must give
+        h = torch.nn.functional.linear(torch.cat([obs, priv], 1).to(torch.bfloat16), critic_first.to(torch.bfloat16))
+        by_hand = net.critic[1:](h.float() + net.critic[0].bias).squeeze(-1)
+    for key in ("logits", "value", "belief"):
+        assert half[key].dtype == torch.float32
+    assert torch.equal(half["value"], by_hand)
+    for key in ("value", "belief"):
+        gap = (half[key] - full[key]).abs().max()
+        assert 0 < gap < 0.05, key  # rounded, not another network
+    gap = (half["logits"] - full["logits"])[mask].abs().max()
+    assert 0 < gap < 0.05
+
+
 def test_a_recipe_checkpoint_plays_as_a_bot(tmp_path):
     net = PolicyNet(hidden=(8,), critic="privileged", belief=True)
     save_checkpoint(tmp_path / "p.pt", net)
