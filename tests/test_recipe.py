@@ -64,6 +64,17 @@ def test_the_policy_never_sees_the_privileged_input(game):
     assert {k for k in plain.state_dict() if k.startswith("value.")} == {"value.weight", "value.bias"}
 
 
+def test_belief_log_probs_are_log_softmax_even_far_from_zero():
+    from agents.ppo import belief_log_probs
+
+    torch.manual_seed(1)
+    belief = torch.randn(5, 36, 8) * torch.tensor([1.0, 30.0, 1e3, 1e4, 1.0])[:, None, None]
+    belief[4, :, 3] = -3e38  # a masked-like entry: exp underflows to 0, the rest unharmed
+    got, want = belief_log_probs(belief), torch.log_softmax(belief, -1)
+    assert torch.isfinite(got[:4]).all() and torch.allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert torch.allclose(got.exp().sum(-1), torch.ones(5, 36))
+
+
 def test_bfloat16_features_take_every_networks_first_layer_in_bfloat16():
     """update_dtype: bfloat16 with the recipe: the policy torso, the privileged critic and the
     belief head each take their first layer in bfloat16 (weights and inputs rounded, sums in
