@@ -252,12 +252,12 @@ class PolicyNet(nn.Module):
         return policy_features(obs, mask, self.prior, prior_values, self.game)
 
     def act(self, obs: torch.Tensor, mask: torch.Tensor, greedy: bool = False, generator=None,
-            privileged: torch.Tensor | None = None):
+            privileged: torch.Tensor | None = None, prior_block: torch.Tensor | None = None):
         """Sample (or argmax) legal actions; returns actions, log-probs, values (None for a
-        privileged critic without ``privileged``)."""
+        privileged critic without ``privileged``). bfloat16 features as in :meth:`heads`."""
         if not bool(mask.any(-1).all()):
             raise ValueError("a row of the action mask has no legal action")
-        logits, value = self(obs, mask, privileged=privileged)
+        logits, value = self(obs, mask, prior_block, privileged)
         logp_all = torch.log_softmax(logits, -1)
         # softmax, not logp_all.exp(): exp of the masked entries (far below -87) takes the
         # CPU's slow underflow path, ~50x the time of the whole softmax

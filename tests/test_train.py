@@ -407,6 +407,29 @@ def test_a_bfloat16_update_trains_and_resumes_exactly(tmp_path):
     assert all(v.dtype == torch.float32 for v in a["net"].values())  # the weights stay float32
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_the_rollout_plays_in_the_update_dtype(tmp_path, dtype):
+    """The rollout's network passes take the update's dtype (bfloat16: the first layer, the
+    prior's block apart), so the log-probabilities a batch stores are what the update
+    computes from the same weights: its probability ratios start at 1."""
+    cfg = smoke_config(tmp_path, update_dtype=dtype)
+    torch.manual_seed(0)
+    net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, game=cfg.game)
+    net.policy.weight.data *= 100  # the network's part of the logits as large as the prior's
+    worker = rollout.RolloutWorker(cfg, 0, net)
+    batch = worker.rollout(None, {**Pool(cfg).statistics(), "teach": False}, np.array([0.0, 1.0, 1e-4]))["batch"]
+    feats, mask = torch.as_tensor(batch["obs"]), torch.as_tensor(batch["mask"]).bool()
+    act = torch.as_tensor(batch["action"])[:, None]
+    with torch.no_grad():
+        full = torch.log_softmax(net(feats, mask)[0], -1).gather(-1, act).squeeze(-1)
+        prior_block = feats[:, net.prior_offset:].contiguous()
+        half = torch.log_softmax(net(feats.to(torch.bfloat16), mask, prior_block)[0], -1).gather(-1, act).squeeze(-1)
+    stored = torch.as_tensor(batch["logp"])
+    same, other = (full, half) if dtype == "float32" else (half, full)
+    assert len(stored) > 100 and torch.allclose(stored, same, atol=1e-5)
+    assert (stored - other).abs().max() > 1e-4  # the two dtypes do give other numbers
+
+
 def test_auto_update_dtype_takes_bfloat16_only_with_matrix_units_and_keeps_it_on_resume(tmp_path, monkeypatch):
     """``update_dtype: auto`` is decided when a run starts, by the CPU, and saved with the
     run: a resume on a CPU of the other kind keeps the run's format (and so resumes exactly)."""
