@@ -175,7 +175,8 @@ class Config:
     """Number format of the first (largest) layer of each network (policy torso, privileged critic, belief head) in
     the PPO update: bfloat16 halves its cost on a CPU with bfloat16 matrix units (Intel AMX, AVX512-BF16) and doubles
     it where they are missing; auto: bfloat16 on such a CPU, float32 elsewhere (decided when the run starts and saved
-    with it, so a resume keeps it). The rollouts, the other layers and the saved weights stay float32."""
+    with it, so a resume keeps it). The rollout's network passes take the same format, so the log-probabilities a
+    batch stores are the update's own; the other layers, the teacher and the saved weights stay float32."""
     reward: Reward = "shaped"
     """win: the env's terminal reward; shaped: plus shaping_coef x each round's progress (Rödskägg: towards zero;
     Sortskæg: the round's points against the others' mean)."""
