@@ -165,7 +165,7 @@ class RolloutWorker:
         """A network's input for these features in the update's dtype (and the prior's block
         apart, in float32, when that is bfloat16): the rollout's log-probabilities, which
         the update's probability ratios start from, then come from the same arithmetic,
-        and on bfloat16 units the passes take ~2/3 of float32's time."""
+        and on bfloat16 units the passes are cheaper."""
         import torch
 
         x = torch.as_tensor(feats, device=self.device)
