@@ -206,7 +206,9 @@ def print_split(stats: pstats.Stats, work: float) -> None:
         "engine step (the game's batch engine)": called(("redbeard_train/rollout.py", "_apply"), ("redbeard_env", "step")),
         "bots asked by the rollout (prior, opponents)": called(("redbeard_train/rollout.py", "_step"), ("agents", ""))
         - called(("redbeard_train/rollout.py", "_step"), ("agents/ppo.py", "")),
-        "teacher labels": called(("redbeard_train/rollout.py", "_recipe_data"), ("agents", "act_batch")),
+        # a network teacher's act_batch runs under torch.no_grad's decorator, its caller then
+        "teacher labels": called(("redbeard_train/rollout.py", "_recipe_data"), ("agents", "act_batch"))
+        + called(("redbeard_train/rollout.py", "_recipe_data"), ("torch/utils/_contextlib.py", "decorate_context")),
         "privileged view (every hand)": called(("redbeard_train/rollout.py", "_recipe_data"), ("", "held_cards"))
         + called(("redbeard_train/rollout.py", "_recipe_data"), ("agents/ppo.py", "privileged_view")),
         "policy features (rollout)": called(("redbeard_train/rollout.py", "_step"), ("agents/ppo.py", "features")),
