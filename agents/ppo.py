@@ -247,6 +247,14 @@ class PolicyNet(nn.Module):
         out = self.heads(obs, mask, prior_block, privileged)
         return out["logits"], out["value"]
 
+    def inputs(self, features: torch.Tensor, bfloat16: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(features, prior_block) for :meth:`heads`: as they are, or in bfloat16 with the
+        prior's block apart in float32 (it enters the logits directly)."""
+        if not bfloat16:
+            return features, None
+        prior_block = features[:, self.prior_offset:].contiguous() if self.prior else None
+        return features.to(torch.bfloat16), prior_block
+
     def features(self, obs: np.ndarray, mask: np.ndarray, prior_values: np.ndarray | None = None) -> np.ndarray:
         """This network's input for observations and masks (numpy, float32)."""
         return policy_features(obs, mask, self.prior, prior_values, self.game)

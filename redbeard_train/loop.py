@@ -265,12 +265,10 @@ def update_tensors(run: Run, batch: dict, returns: np.ndarray, device) -> dict:
     block apart, in float32, when that dtype is bfloat16)."""
     import torch
 
-    net = run.net
-    t = {"obs": torch.as_tensor(batch["obs"], device=device)}
-    if run.cfg.update_dtype == "bfloat16":  # the prior's block stays float32: it enters the logits directly
-        if net.prior:
-            t["prior"] = t["obs"][:, net.prior_offset:].contiguous()
-        t["obs"] = t["obs"].to(torch.bfloat16)
+    t = {}
+    t["obs"], prior_block = run.net.inputs(torch.as_tensor(batch["obs"], device=device), run.cfg.update_dtype == "bfloat16")
+    if prior_block is not None:
+        t["prior"] = prior_block
     t["mask"] = torch.as_tensor(batch["mask"], device=device).bool()
     t["act"] = torch.as_tensor(batch["action"], device=device)
     t["logp"] = torch.as_tensor(batch["logp"], device=device)

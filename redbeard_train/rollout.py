@@ -162,17 +162,12 @@ class RolloutWorker:
         self._apply(arena, actions, buf)
 
     def _net_input(self, net, feats: np.ndarray) -> tuple:
-        """A network's input for these features in the update's dtype (and the prior's block
-        apart, in float32, when that is bfloat16): the rollout's log-probabilities, which
-        the update's probability ratios start from, then come from the same arithmetic,
-        and on bfloat16 units the passes are cheaper."""
+        """A network's input for these features in the update's dtype: the rollout's
+        log-probabilities, which the update's probability ratios start from, then come from
+        the same arithmetic, and on bfloat16 units the passes are cheaper."""
         import torch
 
-        x = torch.as_tensor(feats, device=self.device)
-        if self.cfg.update_dtype != "bfloat16":
-            return x, None
-        prior_block = x[:, net.prior_offset:].contiguous() if net.prior else None
-        return x.to(torch.bfloat16), prior_block
+        return net.inputs(torch.as_tensor(feats, device=self.device), self.cfg.update_dtype == "bfloat16")
 
     def _recipe_data(self, arena: Arena, lrn: np.ndarray) -> dict:
         """What the training recipe keeps of the learner's decisions ``lrn`` besides the
