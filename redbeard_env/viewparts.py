@@ -3,6 +3,7 @@ named for a viewer and the common part of a replay frame."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import Callable, Sequence
 
 
@@ -31,7 +32,24 @@ def score_series(rows: Sequence[dict], num_players: int, you: int | None, start:
             for s in range(num_players)]
 
 
-#: the symbols the views write, as plain ASCII (a terminal that shows no suit symbols)
-ASCII = str.maketrans({"♠": "S", "♥": "H", "♦": "D", "♣": "C", "★": "*", "→": "->", "−": "-", "–": "-",
-                       "—": "-", "±": "+-", "·": "-", "…": "...", "æ": "ae", "ö": "o", "ä": "a", "Ö": "O",
-                       "Ä": "A", "å": "a", "ø": "o"})
+#: the symbols the views write, as plain ASCII (a terminal that shows no suit symbols);
+#: tests/test_terminal_ascii.py checks that every symbol in a view's texts is here
+ASCII = str.maketrans({"♠": "S", "♥": "H", "♦": "D", "♣": "C", "★": "*", "→": "->", "←": "<-", "−": "-",
+                       "–": "-", "—": "-", "±": "+-", "×": "x", "≥": ">=", "≤": "<=", "≠": "!=", "·": "-",
+                       "…": "...", "æ": "ae", "Æ": "AE", "ö": "o", "ä": "a", "Ö": "O", "Ä": "A", "å": "a",
+                       "Å": "A", "ø": "o", "Ø": "O", "─": "-", "│": "|", "┌": "+", "┐": "+", "└": "+", "┘": "+",
+                       "├": "+", "┤": "+", "┬": "+", "┴": "+", "┼": "+"})
+
+#: the widest the name column of a terminal table grows; longer names wrap under it
+NAME_COLUMN_MAX = 40
+
+
+def name_column(players: Sequence[dict], agents: Sequence[str]) -> tuple[int, list[list[str]]]:
+    """The name column of a terminal table: its width and each seat's name in full, as
+    lines (``player_2 (ppo:fem_opp_4p)``; a bot's spec follows the seat). The column is
+    as wide as the longest name up to :data:`NAME_COLUMN_MAX`; a longer name wraps, its
+    first line on the seat's row and the rest on lines of its own below it."""
+    names = [p["name"] + ("" if agents[p["seat"]] == "human" else f" ({agents[p['seat']]})") for p in players]
+    width = min(max([22] + [len(n) + 2 for n in names]), NAME_COLUMN_MAX)
+    return width, [textwrap.wrap(n, width - 2, subsequent_indent="  ", break_on_hyphens=False) or [""]
+                   for n in names]

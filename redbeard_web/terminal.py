@@ -12,6 +12,11 @@ words (Rödskägg: ``p`` pass, ``r`` Rödskägg, ``k``/``t`` keep or throw in, `
 not, ``a``/``s`` ask or skip, ``j``/``f`` join or fold), or any unambiguous start of a legal
 action's name. Also ``help``, ``hint [bot]``, ``table`` and ``quit``.
 
+Once you are out of the game (a Rödskägg elimination) while the bots play on, you are asked
+whether to watch the rest (``w``, move by move with ``--pause``) or skip to the result
+(``s``: no more moves are printed and nothing waits). ``--ascii`` prints plain ASCII only:
+suits as letters (``7C``), ``->`` for arrows, ``>=`` and ``x`` for the stakes' formulas.
+
 The table is drawn by the game's views module (the registry's ``Game.views``) from the same
 view the web page gets, so it shows only what you may know. With ``--record FILE`` the
 finished game is appended to a JSON-lines records file (:mod:`redbeard_env.records`).
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import unicodedata
 from typing import Callable, TextIO
 
 from redbeard_env.common import parse_overrides
@@ -140,8 +146,8 @@ def build_parser(game: "str | None" = None) -> argparse.ArgumentParser:
     p.add_argument("--pause", type=float, default=0.0, metavar="SECONDS",
                    help="wait this long after each bot move (default 0)")
     p.add_argument("--ascii", action="store_true",
-                   help="plain ASCII output: suits as letters (7C), no symbols (automatic where the terminal "
-                        "cannot show them)")
+                   help="plain ASCII output: suits as letters (7C), -> and >= for the symbols (automatic where "
+                        "the terminal cannot show them)")
     return p
 
 
@@ -154,15 +160,26 @@ def _which_game(argv: list[str] | None) -> str:
 
 
 def _plain_only(out: TextIO) -> bool:
-    """Whether ``out`` cannot show the suit symbols (its encoding has none)."""
+    """Whether ``out`` cannot show some symbol the views write (its encoding lacks it)."""
     encoding = getattr(out, "encoding", None)
     if not encoding:
         return False
     try:
-        "♠♥♦♣→−—·".encode(encoding)
+        "".join(map(chr, ASCII)).encode(encoding)
     except (UnicodeEncodeError, LookupError):
         return True
     return False
+
+
+def plain(text: str) -> str:
+    """``text`` in ASCII: the views' symbols by their ASCII forms (:data:`ASCII`), any other
+    letter without its accent (text a player typed, shown back in a message), ``?`` for
+    what has no ASCII form at all."""
+    text = text.translate(ASCII)
+    if text.isascii():
+        return text
+    return "".join(ch if ch.isascii() else unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() or "?"
+                   for ch in text)
 
 
 class Console:
@@ -173,7 +190,7 @@ class Console:
         self.out, self.ascii_only, self.pause = out, ascii_only, max(0.0, pause)
 
     def say(self, text: str = "") -> None:
-        print(text.translate(ASCII) if self.ascii_only else text, file=self.out, flush=True)
+        print(plain(text) if self.ascii_only else text, file=self.out, flush=True)
 
     def wait(self) -> None:
         if self.pause:
@@ -208,19 +225,34 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
 
 def _play(session: GameSession, info: Game, args: argparse.Namespace, inp: TextIO, con: Console) -> int:
     """The game loop: the moves one line each, each round's result, the table, the question
-    with its stakes, your answer; to the end (0) or until you leave (0)."""
+    with its stakes, your answer; to the end (0) or until you leave (0). Once you are out
+    of the game with moves still to come, you choose to watch them or skip to the result."""
     views, you = session.views, session.seat
     con.say(f"{info.title}, sheet {args.rules}, {session.game.num_players} players; you are seat {you}. "
             "Type help for help.")
     view = session.view()
+    asked = False  # whether to watch the rest was asked (once: you are out for good)
     while True:
-        for ev in view["events"]:
+        events = view["events"]
+        if view.get("events_skipped"):
+            con.say(f"  ... {view['events_skipped']} earlier moves not shown")
+        for i, ev in enumerate(events):
             con.say(_event_line(ev))
             for end in (e for e in ev["effects"] if e["type"] == "round_end"):
                 for line in _round_lines(end):
                     con.say(line)
             if ev["seat"] != you:
                 con.wait()
+            left = len(events) - i - 1
+            if not asked and left and not _in_game(ev["table"], you):
+                asked = True
+                choice = _watch_or_skip(inp, con, left)
+                if choice is None:
+                    con.say("Bye.")
+                    return 0
+                if choice == "skip":
+                    con.say(f"Skipped {left} moves.")
+                    break
         if view["finished"]:
             break
         con.say(views.render_table(view["table"], you, view["agents"]))
@@ -238,6 +270,32 @@ def _play(session: GameSession, info: Game, args: argparse.Namespace, inp: TextI
         append_records(args.record, [session.record()])
         con.say(f"The game's record was appended to {args.record}.")
     return 0
+
+
+def _in_game(table: dict, you: int) -> bool:
+    """Whether seat ``you`` still plays (not out of the game) at a table of the views."""
+    return next(p for p in table["players"] if p["seat"] == you)["active"]
+
+
+def _watch_or_skip(inp: TextIO, con: Console, moves: int) -> str | None:
+    """Ask whether to watch the ``moves`` the bots play after you are out: "watch",
+    "skip", or None on quit or end of input."""
+    con.say(f"You are out of the game; the bots play on to the end ({moves} more moves). "
+            "Watch them (w) or skip to the result (s)?")
+    while True:
+        con.out.write("> ")
+        con.out.flush()
+        line = inp.readline()
+        if not line:
+            return None
+        word = line.strip().lower()
+        if word in ("w", "watch"):
+            return "watch"
+        if word in ("s", "skip"):
+            return "skip"
+        if word in ("q", "quit", "exit"):
+            return None
+        con.say(f"{line.strip()!r}: type w to watch the rest, s to skip to the result (quit leaves)")
 
 
 def _prompt(session: GameSession, view: dict, inp: TextIO, con: Console) -> dict | None:

@@ -18,6 +18,23 @@ from redbeard_web.terminal import main, parse_input
 from test_terminal import Script
 
 
+class KnockedOut(Script):
+    """Input that calls Rödskägg at every chance (``r``, mostly lost: out of the game), then
+    the first legal try; the question to watch or skip is answered from ``answers`` (the
+    input sees the output, so it knows when that question is asked)."""
+
+    QUESTION = "Watch them (w) or skip to the result (s)?"
+
+    def __init__(self, shown, answers: list[str]):
+        super().__init__([], ["r"] + Script.TRIES)
+        self.shown, self.answers = shown, list(answers)
+
+    def readline(self, *args):
+        if self.answers and self.QUESTION in self.shown():  # once out, every read is for the question
+            return self.answers.pop(0) + "\n"
+        return super().readline()
+
+
 def run(args: list[str], lines: list[str] | None = None) -> tuple[int, str]:
     out = io.StringIO()
     code = main(args, stdin=Script(lines or []), stdout=out)
@@ -124,3 +141,123 @@ def test_every_game_explains_its_illegal_cards(game):
     missing = next(info.card_name(c) for c in range(info.parts.cards.NUM_CARDS) if info.card_name(c) not in held)
     reason = session.views.why_illegal(session.game, 0, f"play:{missing}")
     assert reason.startswith("you do not hold")
+
+
+def knocked_out(answers: list[str], monkeypatch, extra: list[str] = ()) -> tuple[int, str, list[int], dict]:
+    """A classic game (seed 0) where you call Rödskägg, lose it and are out with many moves
+    to come; the output, where in it each pause came, and the game's record."""
+    import tempfile
+    from pathlib import Path
+
+    from redbeard_env.records import load_records
+
+    out = io.StringIO()
+    pauses: list[int] = []
+    monkeypatch.setattr(terminal.time, "sleep", lambda s: pauses.append(len(out.getvalue())))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "game.jsonl"
+        code = main(["--seed", "0", "--rules", "classic", "--pause", "0.5", "--record", str(path), *extra],
+                    stdin=KnockedOut(out.getvalue, answers), stdout=out)
+        records = load_records(path) if path.exists() else []
+    return code, out.getvalue(), pauses, (records[0] if records else {})
+
+
+MOVE = re.compile(r"^  (You|player_\d) ")
+
+
+def test_once_out_you_may_skip_to_the_result(monkeypatch):
+    code, text, pauses, record = knocked_out(["s"], monkeypatch)
+    assert code == 0
+    before, question, after = text.partition(KnockedOut.QUESTION)
+    assert question, text[-1500:]
+    assert "You are out of the game" in before.splitlines()[-1]
+    assert re.search(r"^   You are out of the game$", before, re.M)  # the round's result says so
+    assert pauses and max(pauses) < len(before)  # no wait after the answer
+    moves = int(re.search(r"the bots play on to the end \((\d+) more moves\)", before).group(1))
+    assert moves > 50
+    lines = after.splitlines()
+    assert lines[1] == f"> Skipped {moves} moves.", lines[:3]
+    assert not [ln for ln in lines if MOVE.match(ln) or ln.startswith("==")]  # no move, no round result
+    final = after.split("Final scores: ")[1].splitlines()[0]  # the result of the game played to its end
+    assert record and final == ", ".join(f"{'You' if s == 0 else f'player_{s}'} {v}" for s, v in enumerate(record["scores"]))
+    assert re.search(r"^player_\d \(heuristic\) wins the game\.$", after, re.M)
+
+
+def test_once_out_you_may_watch_the_rest(monkeypatch):
+    code, text, pauses, record = knocked_out(["x", "w"], monkeypatch)
+    assert code == 0
+    before, question, after = text.partition(KnockedOut.QUESTION)
+    moves = int(re.search(r"the bots play on to the end \((\d+) more moves\)", before).group(1))
+    assert "'x': type w to watch the rest, s to skip to the result" in after  # asked again
+    shown = [ln for ln in after.splitlines() if re.match(r"^(> )?  player_\d ", ln)]
+    assert len(shown) == moves  # every move, each with its pause
+    assert len([p for p in pauses if p > len(before)]) == moves
+    assert "Final scores: " in after and record
+
+
+def test_quit_or_end_of_input_at_the_question_leaves(monkeypatch):
+    for answers in (["q"], []):
+        code, text, _, record = knocked_out(answers, monkeypatch)
+        assert code == 0 and KnockedOut.QUESTION in text
+        assert text.rstrip().endswith("Bye.") and "Final scores" not in text and not record
+
+
+@pytest.mark.parametrize("game", redbeard_env.registered_games())
+def test_the_question_comes_only_to_a_player_out_of_the_game(game, monkeypatch):
+    """In every game, a whole game through main: asked exactly when the table shows your
+    seat out of the game (inactive) with moves still to come; never in a game without
+    eliminations. The game plays on to its end either way."""
+    from test_terminal_games import Tries, players_of, short
+
+    views = []
+    real_view = GameSession.view
+    monkeypatch.setattr(GameSession, "view", lambda self: views.append(real_view(self)) or views[-1])
+    out = io.StringIO()
+    code = main(["--game", game, "--players", str(players_of(game)), "--seat", "1", "--seed", "0"] + short(game),
+                stdin=Tries(game, ["r"] * 40), stdout=out)
+    text = out.getvalue()
+    assert code == 0 and "Final scores: " in text
+    out_with_moves_to_come = any(not next(p for p in ev["table"]["players"] if p["seat"] == 1)["active"]
+                                 for v in views for ev in v["events"][:-1])
+    assert text.count(KnockedOut.QUESTION) == int(out_with_moves_to_come)
+
+
+def test_bot_names_in_full_through_the_terminal():
+    code, text = run(["--rules", "fem_opp", "--seed", "3", "--opponents", "ppo:fem_opp_4p", "heuristic", "random"],
+                     ["quit"])
+    assert code == 0
+    assert re.search(r"^  player_1 \(ppo:fem_opp_4p\) +12 ", text, re.M), text[:600]
+
+
+LONG = "ppo:" + "a_very_long_policy_name_" * 3  # a spec longer than the widest name column
+
+
+@pytest.mark.parametrize("game", redbeard_env.registered_games())
+def test_the_table_shows_every_name_in_full_and_keeps_its_columns(game):
+    """Names up to the column's widest fit on their row; a longer one wraps onto lines of
+    its own under it; the score column stays aligned either way."""
+    from redbeard_env.viewparts import NAME_COLUMN_MAX
+
+    opts = parse_new_game({"game": game, "seed": 1, "seat": 0, "players": 4})
+    session = GameSession("x", opts["rules"], 4, 0, opts["agents"], 1, BotPool())
+    for agents in (["human", "ppo:fem_opp_4p", "heuristic", "random"], ["human", "ppo:fem_opp_4p", LONG, "random"]):
+        lines = session.views.render_table(session.table(), 0, agents).splitlines()
+        header = next(i for i, ln in enumerate(lines) if ln.startswith("  player "))
+        word = next(w for w in ("score", "points") if w in lines[header])
+        end = lines[header].index(word) + len(word)  # where the right-aligned score column ends
+        width = end - len(word) - 1 - 2  # of the name column (the score's column is one wider than its word)
+        assert 22 <= width <= NAME_COLUMN_MAX
+        names: dict[int, str] = {}
+        for ln in lines[header + 1:]:
+            if not ln.startswith("    "):  # a seat's row: its name, then the score right-aligned
+                row = re.match(r"^  (You|player_(\d))\b", ln)
+                if not row:
+                    break
+                assert re.match(r" *-?\d+$", ln[2 + width:end]) and ln[end] == " ", (ln, width)
+                seat = int(row.group(2) or 0)
+                names[seat] = ln[2:2 + width]
+            else:  # a long name goes on under its row
+                names[seat] += ln
+        assert sorted(names) == [0, 1, 2, 3]
+        for seat, agent in enumerate(agents[1:], start=1):
+            assert names[seat].replace(" ", "") == f"player_{seat}({agent})", names[seat]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..sortskaeg.views import round_end
-from ..viewparts import frame_base, score_series, seat_label
+from ..viewparts import frame_base, name_column, score_series, seat_label
 from .cards import RANKS, SUIT_NAMES, SUITS, action_name as _action_name, card_name, rank_of, suit_of
 from .rules import PRESETS
 from .stakes import card_text, rules_page, stakes, why_illegal  # noqa: F401 (the views' API)
@@ -284,12 +284,13 @@ def render_table(t: dict, you: int, agents: Sequence[str]) -> str:
     """A table (from :func:`table`) and the viewer's hand as text."""
     trumps = f"{t['trumps']} are trumps ({card_text(t['trump_card'])} turned)" if t["trump_card"] else "no trumps"
     head = [f"{t['hand_size']} tricks", f"dealer {seat_label(t['dealer'], you)}", f"bids {t['bids_total']}", trumps]
-    lines = [" · ".join(head), f"  {'player':<22}{'points':>7}  {'bid':<6}{'tricks':>6}  "]
-    for p in t["players"]:
-        name = p["name"] + ("" if agents[p["seat"]] == "human" else f" ({agents[p['seat']]})")
+    width, names = name_column(t["players"], agents)
+    lines = [" · ".join(head), f"  {'player':<{width}}{'points':>7}  {'bid':<6}{'tricks':>6}  "]
+    for p, name in zip(t["players"], names):
         marks = [m for m, on in (("dealer", p["dealer"]), ("<- to act", p["to_act"]), ("WINNER", p["winner"])) if on]
         bid = "-" if p["bid"] is None else str(p["bid"])
-        lines.append(f"  {name[:22]:<22}{p['score']:>7}  {bid:<6}{p['tricks']:>6}  {' '.join(marks)}")
+        lines.append(f"  {name[0]:<{width}}{p['score']:>7}  {bid:<6}{p['tricks']:>6}  {' '.join(marks)}")
+        lines += [f"  {more}" for more in name[1:]]
     if t["trick"]:
         lines.append("  trick: " + "  ".join(f"{seat_label(c['seat'], you)} {card_text(c['card'])}" for c in t["trick"]))
     elif t["last_trick"]:

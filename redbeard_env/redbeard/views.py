@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..viewparts import frame_base, score_series, seat_label
+from ..viewparts import frame_base, name_column, score_series, seat_label
 from .cards import REDBEARD_LEVEL, SUITS, action_name as _action_name, card_name
 from .rules import PRESETS, TRICKS_PER_ROUND
 from .stakes import SUIT_SYMBOL, card_text, question, rules_page, stakes, why_illegal  # noqa: F401 (the views' API)
@@ -419,9 +419,9 @@ def render_table(t: dict, you: int, agents: Sequence[str]) -> str:
     if t["phase"] == "duel":
         head.append("duel")
     head.append(f"stock {t['stock_size']}")
-    lines = [" · ".join(head), f"  {'player':<22}{'score':>6}  {'call':<10}{'tricks':>6}  "]
-    for p in t["players"]:
-        name = p["name"] + ("" if agents[p["seat"]] == "human" else f" ({agents[p['seat']]})")
+    width, names = name_column(t["players"], agents)
+    lines = [" · ".join(head), f"  {'player':<{width}}{'score':>6}  {'call':<10}{'tricks':>6}  "]
+    for p, name in zip(t["players"], names):
         marks = [m for m, on in (("dealer", p["dealer"]), ("declarer", p["declarer"])) if on]
         if not p["active"]:
             marks.append("out of the game")
@@ -429,7 +429,8 @@ def render_table(t: dict, you: int, agents: Sequence[str]) -> str:
             marks.append("folded")
         marks += [m for m, on in (("joined", p["joiner"]), ("<- to act", p["to_act"]), ("WINNER", p["winner"])) if on]
         call = call_text(p["call"]) or "-"
-        lines.append(f"  {name[:22]:<22}{p['score']:>6}  {call:<10}{p['tricks']:>6}  {' '.join(marks)}")
+        lines.append(f"  {name[0]:<{width}}{p['score']:>6}  {call:<10}{p['tricks']:>6}  {' '.join(marks)}")
+        lines += [f"  {more}" for more in name[1:]]
     lines += _trick_lines(t, you)
     lines.append(f"  your hand: {_cards_by_suit(t['your_hand'])}")
     return "\n".join(lines)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..viewparts import frame_base, score_series, seat_label
+from ..viewparts import frame_base, name_column, score_series, seat_label
 from .cards import COLOUR_NAMES, COLOURS, NO_COLOUR, action_name as _action_name, card_name, colour_of
 from .rules import PRESETS
 from .stakes import card_text, rules_page, stakes, why_illegal  # noqa: F401 (the views' API)
@@ -345,12 +345,13 @@ def render_table(t: dict, you: int, agents: Sequence[str]) -> str:
     """A table (from :func:`table`) and the viewer's hand as text."""
     head = [f"Round {t['round']} of {t['rounds']}", f"{t['hand_size']} cards each",
             f"dealer {seat_label(t['dealer'], you)}", f"bids {t['bids_total']}", "yellow is trumps"]
-    lines = [" · ".join(head), f"  {'player':<22}{'score':>6}  {'bid':<6}{'tricks':>6}  "]
-    for p in t["players"]:
-        name = p["name"] + ("" if agents[p["seat"]] == "human" else f" ({agents[p['seat']]})")
+    width, names = name_column(t["players"], agents)
+    lines = [" · ".join(head), f"  {'player':<{width}}{'score':>6}  {'bid':<6}{'tricks':>6}  "]
+    for p, name in zip(t["players"], names):
         marks = [m for m, on in (("dealer", p["dealer"]), ("<- to act", p["to_act"]), ("WINNER", p["winner"])) if on]
         bid = "-" if p["bid"] is None else str(p["bid"])
-        lines.append(f"  {name[:22]:<22}{p['score']:>6}  {bid:<6}{p['tricks']:>6}  {' '.join(marks)}")
+        lines.append(f"  {name[0]:<{width}}{p['score']:>6}  {bid:<6}{p['tricks']:>6}  {' '.join(marks)}")
+        lines += [f"  {more}" for more in name[1:]]
     if t["trick"]:
         lines.append("  trick: " + "  ".join(f"{seat_label(c['seat'], you)} {c['card']}" for c in t["trick"]))
     elif t["last_trick"]:
