@@ -12,7 +12,7 @@ words (Rödskägg: ``p`` pass, ``r`` Rödskägg, ``k``/``t`` keep or throw in, `
 not, ``a``/``s`` ask or skip, ``j``/``f`` join or fold), or any unambiguous start of a legal
 action's name. Also ``help``, ``hint [bot]``, ``table`` and ``quit``.
 
-Once you are out of the game (a Rödskägg elimination) while the bots play on, you are asked
+Once you are out of the game (in a game with eliminations) while the bots play on, you are asked
 whether to watch the rest (``w``, move by move with ``--pause``) or skip to the result
 (``s``: no more moves are printed and nothing waits). ``--ascii`` prints plain ASCII only:
 suits as letters (``7C``), ``->`` for arrows, ``>=`` and ``x`` for the stakes' formulas.
