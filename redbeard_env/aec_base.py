@@ -3,6 +3,12 @@
 checks of the options every game has (``dealer``, ``scores``, ``hands``), the step protocol
 (illegal actions raise, done agents step with ``None``), observation and rendering.
 
+Calls out of turn are one-line ``ValueError`` errors, as illegal actions are: ``step``,
+``last`` and ``observe`` before the first ``reset``, and ``step`` or ``last`` once every
+agent has stepped out at the game's end (``agents`` is empty; PettingZoo's ``agent_iter``
+stops there, and its base ``last`` would fail on the missing agent). A seed is None or an
+int >= 0 (numpy integer types too).
+
 A game's env subclasses :class:`TableEnv` and sets its ``parts``
 (:class:`~redbeard_env.parts.GameParts`: the game's modules), reward modes and option
 keys; it implements how its deal options are read
@@ -21,16 +27,15 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from .common import check_seed, is_int
 from .parts import GameParts
+
+__all__ = ["TableEnv", "is_int", "is_list"]
 
 
 def is_list(value) -> bool:
     """A list-like option value (not a string, number or mapping)."""
     return isinstance(value, (list, tuple, np.ndarray))
-
-
-def is_int(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 class TableEnv(AECEnv):
@@ -91,9 +96,10 @@ class TableEnv(AECEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        # every option is checked before the generator is touched: a rejected call leaves
-        # the env as it was (no reseed, no draw)
-        dealer, scores, decks, first_deal = self._parse_options(options or {})
+        # the seed and every option are checked before the generator is touched: a
+        # rejected call leaves the env as it was (no reseed, no draw)
+        seed = check_seed(seed)
+        dealer, scores, decks, first_deal = self._parse_options({} if options is None else options)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         if dealer is None:
@@ -162,7 +168,21 @@ class TableEnv(AECEnv):
             return f"{self.action_name(int(action))} (id {int(action)})"
         return repr(action)
 
+    def _require_reset(self, call: str) -> None:
+        if self.game is None:
+            raise ValueError(f"{call} before reset(): call reset() first")
+
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last``; a clear ``ValueError`` before ``reset`` and once every
+        agent is done (there is no current agent then)."""
+        self._require_reset("last()")
+        if self.agent_selection not in self.terminations:
+            raise ValueError(f"last() after the game's end: every agent is done and has stepped out (agents is "
+                             f"empty), so there is no current agent; call reset()")
+        return super().last(observe)
+
     def step(self, action) -> None:
+        self._require_reset("step()")
         agent = self.agent_selection
         if agent not in self.terminations:  # every agent has already stepped out
             raise ValueError(f"illegal action {self._action_text(action)} in phase {self.game.phase!r}: the game is "
@@ -195,6 +215,9 @@ class TableEnv(AECEnv):
 
     # ------------------------------------------------------------------ observe / render
     def observe(self, agent):
+        self._require_reset("observe()")
+        if not isinstance(agent, str) or agent not in self.agent_name_mapping:
+            raise ValueError(f"observe(): unknown agent {str(agent)[:40]!r}; agents are {', '.join(self.possible_agents)}")
         seat = self.agent_name_mapping[agent]
         g = self.game
         mask = np.zeros(self.parts.cards.NUM_ACTIONS, dtype=np.int8)

@@ -5,14 +5,47 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import numbers
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
 
+#: the most games a batch engine holds (``VectorEnv(num_envs=...)``): far above the
+#: batches the trainer and tournaments use (thousands), far below the numbers whose
+#: arrays no machine allocates (each game takes a few kilobytes)
+MAX_NUM_ENVS = 1 << 20
+
+
 def is_int(value: Any) -> bool:
-    """An int (numpy's too), not a bool."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    """An integral number (Python's, numpy's or any other ``numbers.Integral``), not a bool."""
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_int(value: Any, name: str, low: int, high: "int | None" = None) -> int:
+    """``value`` as an ``int`` in ``low..high`` (no upper bound for None); any integral
+    number is accepted (numpy's too), a bool, a float or anything else is a
+    ``ValueError`` naming ``name``, the value and the range."""
+    if not is_int(value) or not low <= value <= (value if high is None else high):
+        allowed = f"an int >= {low}" if high is None else f"an int in {low}..{high}"
+        raise ValueError(f"{name} must be {allowed}, got {shown(value, 60)}")
+    return int(value)
+
+
+def check_seed(seed: Any, name: str = "seed", sequence: bool = False) -> Any:
+    """A seed for ``np.random.default_rng``: None or an int >= 0 (numpy integer types
+    too; not a bool), returned as a Python int; with ``sequence`` also a non-empty list,
+    tuple or 1-d array of such ints (how the tournaments' engines seed themselves).
+    Anything else is a ``ValueError`` saying what a seed may be."""
+    if seed is None:
+        return None
+    if is_int(seed) and seed >= 0:
+        return int(seed)
+    if sequence and isinstance(seed, (list, tuple, np.ndarray)) and getattr(seed, "ndim", 1) == 1 and len(seed) \
+            and all(is_int(s) and s >= 0 for s in seed):
+        return [int(s) for s in seed]
+    allowed = "None or an int >= 0" + (" (or a list of them)" if sequence else "")
+    raise ValueError(f"{name} must be {allowed}, got {shown(seed, 60)}")
 
 
 def replace_fields(rules: Any, overrides: dict, presets: dict, default: str, rules_type: type, tuple_field: str,

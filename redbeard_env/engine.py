@@ -59,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from .common import check_int
 from .parts import GameParts
 
 __all__ = ["Job", "BatchEngine", "ReferenceBatchBase", "VectorBatchBase", "ENGINE_NAMES", "make_engine", "empty_events"]
@@ -108,7 +109,7 @@ class BatchEngine:
     round_fields: dict[str, tuple[int, bool]] = {}
 
     def __init__(self, rules: Any, num_players: int, seed: int):
-        self.rules, self.n, self.seed = rules, num_players, seed
+        self.rules, self.n, self.seed = rules, num_players, check_int(seed, "seed", 0)
 
     def start(self, jobs: list[Job]) -> None:
         raise NotImplementedError

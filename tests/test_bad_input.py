@@ -566,3 +566,98 @@ def test_errors_never_repeat_a_long_input():
         with pytest.raises(ValueError) as err:
             make_agent(spec)
         assert len(str(err.value)) < 600, len(str(err.value))
+
+
+# ---------------------------------------------------------------- library calls (issue 59 item 8)
+GAMES = redbeard_env.registered_games()
+
+
+def _play_to_the_end(env, seed=0):
+    """Random legal moves until every agent has stepped out."""
+    rng = random.Random(seed)
+    for _ in env.agent_iter(100_000):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.randrange(len(legal))]))
+    assert env.agents == []
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("seed", [1.5, "x", -1, True, np.bool_(False), [1, 2], 3.0, np.float64(2)])
+def test_a_bad_seed_is_a_value_error_naming_what_a_seed_may_be(game, seed):
+    env = redbeard_env.make(game, num_players=4)
+    env.reset(seed=3)
+    before = env.unwrapped.game
+    with pytest.raises(ValueError, match=r"^seed must be None or an int >= 0, got "):
+        env.reset(seed=seed)
+    assert env.unwrapped.game is before  # refused before anything changed
+    # a batch engine also takes a list of such ints (numpy's entropy): a list of lists is refused
+    vector_seed = [[1], [2]] if isinstance(seed, list) else seed
+    venv_type = redbeard_env.game_named(game).vector_env
+    with pytest.raises(ValueError, match=r"^seed must be None or an int >= 0 \(or a list of them\), got "):
+        venv_type(2, 4, seed=vector_seed)
+    venv = venv_type(2, 4, seed=0)
+    with pytest.raises(ValueError, match=r"^seed must be None or an int >= 0 \(or a list of them\), got "):
+        venv.reset(seed=vector_seed)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_numpy_seeds_play_the_same_games_as_python_ints(game):
+    a, b = redbeard_env.make(game, num_players=4), redbeard_env.make(game, num_players=4)
+    a.reset(seed=7)
+    b.reset(seed=np.uint32(7))
+    for agent in a.possible_agents:
+        assert np.array_equal(a.observe(agent)["observation"], b.observe(agent)["observation"])
+    venv_type = redbeard_env.game_named(game).vector_env
+    obs_a = venv_type(3, 4, seed=5).reset()[0]
+    obs_b = venv_type(3, 4, seed=np.int64(5)).reset()[0]
+    assert np.array_equal(obs_a, obs_b)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_batch_too_large_to_allocate_is_a_value_error_with_the_bound(game):
+    from redbeard_env.common import MAX_NUM_ENVS
+
+    venv_type = redbeard_env.game_named(game).vector_env
+    for num_envs in (10**12, MAX_NUM_ENVS + 1, 0, 2.0, True):
+        with pytest.raises(ValueError, match=rf"^num_envs must be an int in 1\.\.{MAX_NUM_ENVS}, got "):
+            venv_type(num_envs, 4, seed=0)
+    assert venv_type(np.int16(2), 4, seed=0).num_envs == 2
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_last_after_the_end_and_calls_before_reset_are_value_errors(game):
+    env = redbeard_env.make(game, num_players=4)
+    for call, what in ((env.last, "last"), (lambda: env.step(0), "step"), (lambda: env.observe("player_0"), "observe")):
+        with pytest.raises(ValueError, match=rf"^{what}\(\) before reset\(\): call reset\(\) first$"):
+            call()
+    env.reset(seed=2)
+    with pytest.raises(ValueError, match="unknown agent 'player_9'"):
+        env.observe("player_9")
+    _play_to_the_end(env)
+    for observe in (True, False):
+        with pytest.raises(ValueError, match=r"^last\(\) after the game's end: every agent is done .* call reset\(\)$"):
+            env.last(observe)
+    env.reset(seed=3)  # and the env plays on
+    assert env.last()[2] is False
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_any_integral_player_count_is_accepted_and_a_bool_is_not(game):
+    info = redbeard_env.game_named(game)
+    lo, _ = info.player_range
+    for n in (np.int64(lo), np.int32(lo + 1), np.uint8(lo)):
+        env = redbeard_env.make(game, num_players=n)
+        assert type(env.num_players) is int and env.num_players == int(n)
+        env.reset(seed=0)
+        assert len(env.agents) == int(n)
+        venv = info.vector_env(2, n, seed=0)
+        assert type(venv.num_players) is int and venv.num_players == int(n)
+    for bad in (True, np.bool_(True), float(lo), str(lo)):
+        with pytest.raises(ValueError, match=r"^num_players must be an int in \d\.\.\d, got "):
+            redbeard_env.make(game, num_players=bad)
+        with pytest.raises(ValueError, match=r"^num_players must be an int in \d\.\.\d, got "):
+            info.vector_env(2, bad, seed=0)

@@ -32,7 +32,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..common import is_int, replace_fields
+from ..common import check_int, is_int, replace_fields
 from ..sortskaeg.family import Family
 from . import cards as _cards
 from .cards import MAX_BID, NUM_RANKS, NUM_SUITS, SUITS
@@ -114,8 +114,7 @@ def make_rules(rules: "str | Rules | Mapping[str, Any] | None" = "oh_hell", **ov
 def check_num_players(num_players: Any, rules: Rules) -> int:
     """A player count 3..7 that the deck deals (every hand plus the turned card), or
     ``ValueError`` naming the fields."""
-    if not is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+    num_players = check_int(num_players, "num_players", MIN_PLAYERS, MAX_PLAYERS)
     n, deck = int(num_players), rules.deck_size
     tricks = max(rules.num_tricks, 1)
     if n * tricks + 1 > deck:

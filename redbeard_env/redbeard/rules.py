@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..common import parse_literal, parse_overrides, replace_fields  # noqa: F401 (re-exported)
+from ..common import check_int
 from ..common import shown as _shown
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 7
@@ -249,10 +250,7 @@ def make_rules(rules: "str | Rules | Mapping[str, Any] | None" = "classic", **ov
 
 def check_num_players(num_players: Any, rules: Rules) -> int:
     """Validate a player count: 3..7 or ``ValueError``; outside the sheet's range warns."""
-    if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise ValueError(
-            f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}"
-        )
+    num_players = check_int(num_players, "num_players", MIN_PLAYERS, MAX_PLAYERS)
     lo, hi = rules.players
     if not lo <= num_players <= hi:
         warnings.warn(

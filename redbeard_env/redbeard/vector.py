@@ -13,6 +13,8 @@ rules, duels, eliminations, ``max_rounds`` truncation, all-pass redeals -- and a
 the reference engine (:mod:`redbeard_env.redbeard.game`, wrapped by the AEC env) step for step on
 the same deals and actions (``tests/test_vector_parity.py``). One ``Rules`` and one player
 count for the whole batch; the B games may be in different phases at once.
+``num_envs`` is 1..``redbeard_env.common.MAX_NUM_ENVS``; ``seed`` None, an int >= 0 or a
+list of them (numpy's ``default_rng``), else ``ValueError``.
 
 Spaces
     ``obs`` float32 [B, 542]: the acting seat's observation, bit for bit what the AEC env
@@ -120,6 +122,7 @@ import sys
 
 import numpy as np
 
+from ..common import MAX_NUM_ENVS, check_int, check_seed
 from . import game as G
 from . import vector_bridge
 from . import vector_kernels as K
@@ -143,11 +146,11 @@ class VectorEnv:
         auto_reset: bool = True,
         **overrides: Any,
     ):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        B = check_int(num_envs, "num_envs", 1, MAX_NUM_ENVS)
+        seed = check_seed(seed, sequence=True)
         self.rules = make_rules(rules, **overrides)
         self.num_players = n = check_num_players(num_players, self.rules)
-        self.num_envs = B = int(num_envs)
+        self.num_envs = B
         self.rng = np.random.default_rng(seed)
         self.auto_reset = bool(auto_reset)
         self._params = K.rule_params(self.rules, n, self.auto_reset)
@@ -253,6 +256,7 @@ class VectorEnv:
         A bad argument raises ``ValueError`` before anything changes (no reseed either).
         """
         B, n = self.num_envs, self.num_players
+        seed = check_seed(seed, sequence=True)
         if dealer is not None:
             dealer = np.broadcast_to(np.asarray(dealer), (B,))
             if not np.issubdtype(dealer.dtype, np.integer) or ((dealer < 0) | (dealer >= n)).any():

@@ -33,7 +33,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..common import replace_fields, shown
+from ..common import check_int, replace_fields, shown
 from . import cards as _cards
 from .cards import COLOURS, MAX_BID, NUM_CARDS, NUM_JOKERS, NUM_VALUES, YELLOW
 from .family import Family
@@ -129,8 +129,7 @@ def make_rules(rules: "str | Rules | Mapping[str, Any] | None" = "sortskaeg", **
 
 def check_num_players(num_players: Any, rules: Rules) -> int:
     """A player count 2..6 whose largest hand fits the deck, or ``ValueError``."""
-    if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+    num_players = check_int(num_players, "num_players", MIN_PLAYERS, MAX_PLAYERS)
     if max(rules.hand_sizes) * num_players > NUM_CARDS:
         raise ValueError(f"{num_players} players with hands of {max(rules.hand_sizes)} need more than the "
                          f"{NUM_CARDS} cards (max(hand_sizes) * num_players must be <= {NUM_CARDS})")

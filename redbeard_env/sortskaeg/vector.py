@@ -16,6 +16,8 @@ It implements every :class:`~redbeard_env.sortskaeg.rules.Rules` field and every
 (:mod:`redbeard_env.sortskaeg.game`, wrapped by the AEC env) step for step on the same
 deals and actions (``tests/test_sortskaeg_vector.py``). One ``Rules`` and one player count
 for the whole batch; the games may be in different rounds and phases at once.
+``num_envs`` is 1..``redbeard_env.common.MAX_NUM_ENVS``; ``seed`` None, an int >= 0 or a
+list of them (numpy's ``default_rng``), else ``ValueError``.
 
 Spaces
     ``obs`` float32 [B, 671]: the acting seat's observation, bit for bit what the AEC env
@@ -91,6 +93,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..common import MAX_NUM_ENVS, check_int, check_seed
 from . import cards as _cards
 from . import game as G
 from . import observation as _observation
@@ -149,8 +152,8 @@ class FamilyVectorEnv:
 
     def __init__(self, num_envs: int, num_players: int = 4, rules: Any = None, seed: Any = None,
                  reward: str = "win", auto_reset: bool = True, **overrides: Any):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        num_envs = check_int(num_envs, "num_envs", 1, MAX_NUM_ENVS)
+        seed = check_seed(seed, sequence=True)
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         self.rules = self.rules_module.make_rules(self.default_rules if rules is None else rules, **overrides)
@@ -235,6 +238,7 @@ class FamilyVectorEnv:
         ``deck_parts`` permutations of the card ids each). Every argument is checked before
         anything changes."""
         B, n, C, limit = self.num_envs, self.num_players, self.num_cards, self.rules_module.SCORE_LIMIT
+        seed = check_seed(seed, sequence=True)
         if dealer is not None:
             dealer = np.asarray(dealer)
             if dealer.shape != (B,) or dealer.dtype.kind not in "iu" or (dealer < 0).any() or (dealer >= n).any():
