@@ -1,7 +1,8 @@
 """The ``evaluate.py`` / ``redbeard-evaluate`` command line: :class:`EvalConfig`'s fields are
 the options (``--help`` shows each one's meaning, type and default, read from the field
-docstrings by tyro). A value out of range exits with status 2 and one line naming the
-option, the value and what is allowed, before anything is played."""
+docstrings by tyro). A value out of range, and an ``--out`` or ``--record`` path that cannot
+be written, exits with status 2 and one line naming the option, the value and what is
+allowed, before anything is played."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import tyro
 from redbeard_env.common import parse_overrides
 from redbeard_env.registry import game_named, registered_games
 
-from .report import format_table
+from .report import check_output_paths, format_table
 from .tournament import play_tournament, prepare_tournament
 
 __all__ = ["EvalConfig", "parse_args", "main"]
@@ -118,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         if cfg.workers < 1:
             raise ValueError(f"--workers must be an int >= 1, got {cfg.workers}")
+        check_output_paths(cfg.out, cfg.record, names=("--out", "--record"))
     except ValueError as exc:
         _refuse(str(exc))
     results = play_tournament(tournament, out=cfg.out, plots=cfg.plots, progress=not cfg.quiet,
@@ -145,6 +147,7 @@ def main_sprt(cfg: EvalConfig, rules_given: bool) -> None:
     if cfg.mode != "game" or cfg.record is not None or cfg.workers != 1:
         _refuse("--sprt plays whole games in this process (no --mode round, --record or --workers)")
     try:
+        check_output_paths(cfg.out, names=("--out", "--record"))
         result = run_sprt(cfg.agents[0], cfg.agents[1], cfg.sprt[0], cfg.sprt[1], alpha=cfg.alpha, beta=cfg.beta,
                           max_games=cfg.games, game=cfg.game, rules=cfg.rules if rules_given or cfg.game is None else None,
                           players=cfg.players, seed=cfg.seed, overrides=parse_overrides(cfg.set), engine=cfg.engine,

@@ -1,17 +1,71 @@
 """Tournament outputs: ``results.json``, ``games.csv`` / ``rounds.csv`` and the printed
-table (the plots: :mod:`redbeard_eval.plots`)."""
+table (the plots: :mod:`redbeard_eval.plots`), and the check that the places they go to can
+be written (:func:`check_output_paths`), made before a tournament plays so that its
+results are never lost to a bad path."""
 
 from __future__ import annotations
 
 import csv
 import json
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from redbeard_env.registry import game_named, load_object, registered_games
 
-__all__ = ["write_outputs", "format_table", "short_name"]
+__all__ = ["write_outputs", "check_output_paths", "format_table", "short_name"]
+
+#: the files a tournament writes into its output folder (the plots aside)
+OUTPUT_FILES = ("results.json", "games.csv", "rounds.csv")
+
+
+def check_output_paths(out: "str | Path | None" = None, record: "str | Path | None" = None,
+                       names: tuple[str, str] = ("out", "record")) -> None:
+    """A one-line ``ValueError`` unless ``out`` is (or can be made) a folder this process
+    may write in, and ``record`` names a file that can be appended to (its folder must
+    exist, as for any file one appends to). ``names``: what the two are called in the
+    message (the command line's ``--out`` and ``--record``). Nothing is created."""
+    if out is not None:
+        out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"{names[0]} {str(out)[:200]} is an existing file; it must name a folder "
+                             f"(for {', '.join(OUTPUT_FILES[:2])} and the plots)")
+        for name in OUTPUT_FILES:
+            if (out / name).is_dir():
+                raise ValueError(f"{names[0]} {str(out)[:200]} holds a folder named {name}, where the file goes")
+        _check_writable_folder(out, names[0])
+    if record is not None:
+        record = Path(record)
+        if record.is_dir():
+            raise ValueError(f"{names[1]} {str(record)[:200]} is a folder; it must name a file (JSON lines, appended to)")
+        if not record.parent.is_dir():
+            raise ValueError(f"{names[1]} {str(record)[:200]}: the folder {str(record.parent)[:200]} does not exist")
+        if record.exists():
+            try:
+                with open(record, "a", encoding="utf-8"):
+                    pass
+            except OSError as exc:
+                raise ValueError(f"{names[1]} {str(record)[:200]} cannot be appended to: {exc.strerror}") from None
+        else:
+            _check_writable_folder(record.parent, names[1])
+
+
+def _check_writable_folder(path: Path, name: str) -> None:
+    """The folder ``path`` or, where it does not exist yet, its nearest existing parent
+    (where it would be made) must be a folder a file can be created in (tried with a
+    temporary file, which is removed: permissions alone do not tell, e.g. as root on a
+    read-only file system)."""
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ValueError(f"{name} {str(path)[:200]}: {str(probe)[:200]} is a file, not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{name} {str(path)[:200]}: cannot write in {str(probe)[:200]} ({exc.strerror})") from None
 
 
 def write_outputs(results: dict, rec, out: Path) -> None:

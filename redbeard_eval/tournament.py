@@ -26,7 +26,7 @@ from redbeard_env.registry import Game, game_named, game_of_preset, game_of_rule
 from .deals import check_scores, deal_sequences, distinct_rotations, pooled_lineup, start_scores
 from .metrics import summarise
 from .plots import make_plots
-from .report import write_outputs
+from .report import check_output_paths, write_outputs
 
 __all__ = ["MODES", "Tournament", "prepare_tournament", "play_tournament", "run_tournament"]
 
@@ -348,21 +348,35 @@ def _play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
 BACKENDS = ("local", "ray")
 
 
-def _shard_in_worker(setup: dict, shard: int) -> ShardResult:
+def _shard_in_worker(setup: dict, shard: int, games_done: Any = None) -> ShardResult:
     """A shard in another process: the tournament is rebuilt from its set-up (once per
-    process) and the shard played there."""
+    process) and the shard played there. Each time games finish, their number is put on
+    ``games_done`` (a queue the caller reads for the progress bar; for a process pool the
+    one its workers were started with)."""
     key = repr(setup)
     if _WORKER_TOURNAMENT.get("key") != key:
         _WORKER_TOURNAMENT.update(key=key, tournament=prepare_tournament(**setup))
-    return play_shard(_WORKER_TOURNAMENT["tournament"], shard)
+    queue = games_done if games_done is not None else _WORKER_TOURNAMENT.get("games_done")
+    return play_shard(_WORKER_TOURNAMENT["tournament"], shard, on_games=None if queue is None else queue.put)
 
 
 _WORKER_TOURNAMENT: dict = {}
 
 
+def _report_games_to(games_done: Any) -> None:
+    """A pool worker's start: the queue its shards put their finished games on."""
+    _WORKER_TOURNAMENT["games_done"] = games_done
+
+
+#: how often (seconds) the progress bar takes the finished games the workers reported
+PROGRESS_SECONDS = 0.25
+
+
 def _run_shards(tr: Tournament, backend: str, workers: int, ray_address: str | None, bar) -> list[ShardResult]:
-    """Every shard's result, in shard order, from the chosen backend; results are taken
-    as they finish (for the progress bar) and ordered afterwards."""
+    """Every shard's result, in shard order, from the chosen backend. The progress bar
+    advances as games finish, wherever they are played: workers put the number of each
+    step's finished games on a queue, which is read while the shards run (the puts of a
+    shard are done before its result arrives, so the bar ends on the exact total)."""
     shards = range(tr.num_shards)
     if backend == "local" and workers == 1:
         return [play_shard(tr, k, on_games=None if bar is None else bar.update) for k in shards]
@@ -371,14 +385,28 @@ def _run_shards(tr: Tournament, backend: str, workers: int, ray_address: str | N
     done: dict[int, ShardResult] = {}
     if backend == "local":
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        context = multiprocessing.get_context("spawn")
+        # a SimpleQueue writes at once (no feeder thread): a shard's counts are in the pipe
+        # before its result is sent
+        games_done = context.SimpleQueue() if bar is not None else None
+
+        def take_reports() -> None:
+            while games_done is not None and not games_done.empty():
+                bar.update(games_done.get())
+
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_report_games_to,
+                                 initargs=(games_done,)) as pool:
             futures = {pool.submit(_shard_in_worker, tr.setup, k): k for k in shards}
-            for future in as_completed(futures):
-                done[futures[future]] = result = future.result()
-                if bar is not None:
-                    bar.update(len({r["game"] for r in result.rec.seat_rows}))
+            running = set(futures)
+            while running:
+                finished, running = wait(running, timeout=PROGRESS_SECONDS, return_when=FIRST_COMPLETED)
+                take_reports()
+                for future in finished:
+                    done[futures[future]] = future.result()
+        if games_done is not None:
+            games_done.close()
     else:
         import ray
 
@@ -386,15 +414,29 @@ def _run_shards(tr: Tournament, backend: str, workers: int, ray_address: str | N
             address = ray_address or os.environ.get("RAY_ADDRESS") or None
             # an embedded Ray gets one CPU per worker; a cluster offers what it has
             ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False, log_to_driver=False)
+        games_done = None
+        if bar is not None:
+            from ray.util.queue import Empty, Queue
+
+            games_done = Queue(actor_options={"num_cpus": 0})  # put() returns once the count is queued
+
+        def take_reports() -> None:
+            while games_done is not None:
+                try:
+                    bar.update(games_done.get_nowait())
+                except Empty:
+                    return
+
         task = ray.remote(num_cpus=1)(_shard_in_worker)
         setup = ray.put(tr.setup)
-        pending = {task.remote(setup, k): k for k in shards}
+        pending = {task.remote(setup, k, games_done): k for k in shards}
         while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=PROGRESS_SECONDS)
+            take_reports()
             for ref in ready:
-                done[pending.pop(ref)] = result = ray.get(ref)
-                if bar is not None:
-                    bar.update(len({r["game"] for r in result.rec.seat_rows}))
+                done[pending.pop(ref)] = ray.get(ref)
+        if games_done is not None:
+            games_done.shutdown()
     return [done[k] for k in shards]
 
 
@@ -414,6 +456,9 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     workers = _check_count("workers", workers)
+    check_output_paths(out, record)  # before any game: results are never lost to a bad path
+    if record is not None and not tr.record:
+        raise ValueError("record= needs a tournament prepared with record=True")
     n, unique, rotations, seed, mode = tr.num_players, tr.unique, tr.rotations, tr.seed, tr.mode
     jobs_total = tr.num_jobs
     bar = None
@@ -431,8 +476,6 @@ def play_tournament(tournament: Tournament, *, out: "str | Path | None" = None, 
         bar.close()
     wall = time.time() - t0
     if record is not None:
-        if not tr.record:
-            raise ValueError("record= needs a tournament prepared with record=True")
         from redbeard_env.records import append_records
 
         append_records(record, sorted((g for r in results_by_shard for g in r.records), key=lambda g: g["meta"]["game"]))

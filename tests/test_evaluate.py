@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -301,6 +302,42 @@ def test_ray_gives_the_same_results_as_local(tmp_path, ray_session):
     assert (tmp_path / "local" / "games.csv").read_text() == (tmp_path / "ray" / "games.csv").read_text()
 
 
+class ProgressRecorder:
+    """Stands in for tqdm: keeps every ``update`` of the bar."""
+
+    made: list = []
+
+    def __init__(self, total=None, **kwargs):
+        self.total, self.updates = total, []
+        ProgressRecorder.made.append(self)
+
+    def update(self, n=1):
+        self.updates.append(int(n))
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("backend", ["local", pytest.param("ray", marks=pytest.mark.slow)])
+def test_progress_with_workers_advances_as_games_finish(monkeypatch, request, backend):
+    """With workers the bar moves as the shards finish games, not once per finished shard
+    (a one-shard tournament sat at 0 % until its end)."""
+    import tqdm
+
+    from redbeard_eval.tournament import prepare_tournament
+
+    if backend == "ray":
+        request.getfixturevalue("ray_session")
+    monkeypatch.setattr(tqdm, "tqdm", ProgressRecorder)
+    ProgressRecorder.made = []
+    tr = prepare_tournament(**{**BACKEND_RUN, "batch_size": 96})
+    assert tr.num_shards == 1
+    play_tournament(tr, progress=True, workers=2, backend=backend)
+    (bar,) = ProgressRecorder.made
+    assert sum(bar.updates) == bar.total == tr.num_jobs == 96
+    assert len(bar.updates) > 10 and all(n > 0 for n in bar.updates)  # games finish over many steps
+
+
 def test_more_workers_need_spec_strings():
     from agents.random_agent import RandomAgent
     from redbeard_eval.tournament import prepare_tournament
@@ -328,6 +365,52 @@ def test_record_writes_every_game_and_each_replays_exactly(tmp_path):
         assert sorted(set(g["agents"])) == ["heuristic", "random"]
     with pytest.raises(SystemExit):
         cli.main(["--agents", "heuristic", "--games", "4", "--record", str(path), "--engine", "vector"])
+
+
+def _bad_output_paths(tmp_path: Path) -> list[tuple[list[str], str]]:
+    existing = tmp_path / "existing.txt"
+    existing.write_text("mine\n")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "clash" / "results.json").mkdir(parents=True)
+    cases = [
+        (["--out", str(existing)], r"--out .*existing.txt is an existing file; it must name a folder"),
+        (["--out", str(existing / "sub")], r"--out .*: .*existing.txt is a file, not a folder"),
+        (["--out", str(tmp_path / "clash")], r"--out .*clash holds a folder named results.json"),
+        (["--record", str(tmp_path / "folder")], r"--record .*folder is a folder; it must name a file"),
+        (["--record", str(tmp_path / "missing" / "games.jsonl")], r"--record .*: the folder .*missing does not exist"),
+    ]
+    if Path("/proc/self").is_dir():  # a place no one may create files in, even root
+        cases.append((["--out", "/proc/redbeard_eval_out"], r"--out /proc/redbeard_eval_out: cannot write in /proc"))
+    return cases
+
+
+def test_output_paths_are_checked_before_any_game_is_played(tmp_path, capsys, monkeypatch):
+    """--out naming a file or an unwritable place and --record naming a folder used to play
+    the whole tournament and then lose it in a traceback."""
+    from redbeard_eval import tournament
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played before the output paths were checked")
+
+    monkeypatch.setattr(tournament, "_run_shards", no_games)
+    monkeypatch.setattr("redbeard_eval.sprt.play_shard", no_games)
+    for flags, message in _bad_output_paths(tmp_path):
+        for sprt in ([], ["--sprt", "0.25", "0.3"]):
+            if sprt and "--record" in flags:
+                continue  # --sprt takes no --record (its own one-line error)
+            with pytest.raises(SystemExit) as exit_:
+                cli.main(["--agents", "heuristic", "random", "--players", "4", "--games", "8", "--quiet", *flags, *sprt])
+            assert exit_.value.code == 2
+            err = capsys.readouterr().err.strip()
+            assert len(err.splitlines()) == 1 and err.startswith("evaluate: error: "), err
+            assert re.search(message, err), (err, message)
+    assert (tmp_path / "existing.txt").read_text() == "mine\n"  # untouched
+    tr = tournament.prepare_tournament(["random"], players=3, games=3)
+    with pytest.raises(ValueError, match="is an existing file"):
+        play_tournament(tr, out=tmp_path / "existing.txt", progress=False)
+    with pytest.raises(ValueError, match="is a folder"):
+        play_tournament(tournament.prepare_tournament(["random"], players=3, games=3, record=True),
+                        record=tmp_path / "folder", progress=False)
 
 
 def test_contracts_are_counted_by_the_declarers_score_when_it_bid():
