@@ -18,21 +18,27 @@ API (JSON in, JSON out; errors are ``{"error": "..."}``)::
 
 Status codes: 400 malformed or illegal (the game is unchanged), 404 unknown or expired
 id, 408 a body that took too long, 409 record of a running game, 413 a body or a record too
-large, 415 a POST that is not JSON, 429 too many new games from one address or too many
-hints at once, 503 no room for another game or a game busy too long (429 and 503 say when
-to try again in ``Retry-After``). Every error is ``{"error": "<one line>"}``; an unexpected
-one is a 500 of the same form (logged on the server, never with a trace). A POST must say
+large, 415 a POST that is not JSON, 429 too many new games or replay logs from one address
+or too many hints at once, 503 no room for another game, a game busy too long or an address with
+too many requests waiting (429 and 503 say when to try again in ``Retry-After``). A bot that
+fails to move (it raises, or chooses an illegal action) is a 400 too: a move applies whole or
+not at all (:mod:`redbeard_web.session`), so the game is as it was before the request and the
+human is still to act. Every error is ``{"error": "<one line>"}``; an unexpected one is a 500
+of the same form (logged on the server, never with a trace). A POST must say
 ``Content-Type: application/json`` (so another web site cannot post to the local server
 with a plain form), and by default only requests addressed to a loopback host name are
 served (against DNS rebinding). The view format is in :mod:`redbeard_web.session`; what a
 client may cost (bot specs, hints, uploads, rates) is in :mod:`redbeard_web.limits`.
 
-Work runs in worker threads, never in the event loop: bots' moves and record checks in
-one pool, views and records in another (so a view never waits for threads busy with bots),
-hints in their own small pool (:class:`~redbeard_web.guards.HintPool`). Requests for one
-game take turns in the event loop (:class:`~redbeard_web.guards.GameGates`), so requests
-waiting for a busy game hold no thread, and a game whose bots are thinking never holds up
-the others. A hint holds its game only while its question is copied, not while it thinks.
+Work runs in worker threads, never in the event loop: bots' moves, record checks and
+replays in one pool, views and records in another (so a view never waits for threads busy
+with bots), hints in their own small pool (:class:`~redbeard_web.guards.HintPool`).
+Requests for one game take turns in the event loop (:class:`~redbeard_web.guards.GameGates`),
+so requests waiting for a busy game hold no thread, and a game whose bots are thinking never
+holds up the others. A hint holds its game only while its question is copied, not while it
+thinks. One client address holds at most ``threads_per_address`` threads of each pool
+(:class:`~redbeard_web.guards.AddressShares`); the address is the connection's peer, or
+what a trusted proxy forwards (``trusted_proxies``; :class:`~redbeard_web.guards.ClientAddress`).
 """
 
 from __future__ import annotations
@@ -57,11 +63,11 @@ from starlette.staticfiles import StaticFiles
 from redbeard_env.records import rules_dict
 from redbeard_env.registry import game_named, registered_games
 
-from .guards import (SECURITY_HEADERS, ClientGone, GameGates, HintPool, HostCheck, error, log, race_client, read_json,
-                     refuse)
+from .guards import (SECURITY_HEADERS, AddressShares, ClientAddress, ClientGone, GameGates, HintPool, HostCheck,
+                     TrustedProxies, address_of, error, log, race_client, read_json, refuse)
 from .limits import Limits, RateLimiter
 from .routes import table_routes
-from .session import DEFAULT_PLAYERS, NotFinished, suggested_bots, views_of
+from .session import DEFAULT_PLAYERS, BotFailed, NotFinished, suggested_bots, views_of
 from .store import Busy, GameStore, StoreFull, TooLarge, UnknownId
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -116,15 +122,18 @@ def all_options(first: str | None = None) -> dict:
 
 class WebTable:
     """The route handlers, with what they share: the store, the budgets (``limits``), the
-    game gates, the hint pool, the per-client rate and the worker-thread pools."""
+    game gates, the hint pool, the per-client rates, the worker-thread pools and each
+    address's share of them."""
 
     def __init__(self, store: GameStore, limits: Limits):
         self.store = store
         self.limits = limits
         self.gates = GameGates()
-        self.hints = HintPool(limits.hint_concurrency, limits.hint_queue)
+        self.hints = HintPool(limits.hint_concurrency, limits.hint_queue, limits.hints_per_address)
         self.rate = RateLimiter(limits.games_per_minute, clock=store.clock)
+        self.log_rate = RateLimiter(limits.replay_logs_per_minute, clock=store.clock)
         self._limiters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> kind -> limiter
+        self._shares: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> kind -> shares
 
     def _limiter(self, kind: str) -> anyio.CapacityLimiter:
         """The thread pool ``kind`` of the running event loop (one loop when served; a test
@@ -134,18 +143,30 @@ class WebTable:
             limiters[kind] = anyio.CapacityLimiter(WORK_THREADS if kind == "work" else VIEW_THREADS)
         return limiters[kind]
 
-    async def run(self, kind: str, fn, *args, raw: bool = False) -> Any:
-        """``fn(*args)`` in a worker thread of pool ``kind`` ("work" or "view"), as a JSON
-        response (the JSON made in the thread too), or as it is with ``raw``; the store's
-        errors become their status codes."""
+    def _share(self, kind: str) -> AddressShares:
+        """Each address's share of the thread pool ``kind`` (per event loop, as the pools)."""
+        shares = self._shares.setdefault(asyncio.get_running_loop(), {})
+        if kind not in shares:
+            shares[kind] = AddressShares(self.limits.threads_per_address)
+        return shares[kind]
+
+    async def run(self, request: Request, kind: str, fn, *args, raw: bool = False) -> Any:
+        """``fn(*args)`` in a worker thread of pool ``kind`` ("work" or "view") once the
+        request's address has a place in it, as a JSON response (the JSON made in the
+        thread too), or as it is with ``raw``; the store's errors become their status codes."""
         def call():
             out = fn(*args)
             return out if raw else json.dumps(out, separators=(",", ":"), ensure_ascii=False)
 
+        release = await self._share(kind).enter(address_of(request), request, self.limits.lock_seconds)
         try:
             out = await anyio.to_thread.run_sync(call, limiter=self._limiter(kind))
         except (ValueError, UnknownId, StoreFull, Busy) as exc:
+            if isinstance(exc, BotFailed):  # the client's choice, but a bot that accepts a spec should play
+                log.warning("%s %s: %s", request.method, request.url.path[:200], exc, exc_info=exc.__cause__)
             raise refuse(*_status_and_text(exc)) from None
+        finally:
+            release()
         return out if raw else Response(out, media_type="application/json", headers=SECURITY_HEADERS)
 
     async def with_game(self, request: Request, key: str, kind: str, fn, *args, raw: bool = False) -> Any:
@@ -153,27 +174,36 @@ class WebTable:
         take turns, waiting in the event loop at most ``lock_seconds``."""
         release = await self.gates.enter(key, request, self.limits.lock_seconds)
         try:
-            return await self.run(kind, fn, *args, raw=raw)
+            return await self.run(request, kind, fn, *args, raw=raw)
         finally:
             release()
 
     def _take_token(self, request: Request) -> None:
-        wait = self.rate.take(request.client.host if request.client else "unknown")
+        wait = self.rate.take(address_of(request))
         if wait:
             raise refuse(429, f"too many new games from your address (at most {self.limits.games_per_minute:g} a "
                               f"minute); try again in {wait:.0f} s", retry_after=wait)
+
+    def take_log_token(self, request: Request) -> None:
+        """A replay's move log costs a replay of its game: at most ``replay_logs_per_minute`` an
+        address (counted also when it is made already)."""
+        wait = self.log_rate.take(address_of(request))
+        if wait:
+            raise refuse(429, f"too many replay logs from your address (at most "
+                              f"{self.limits.replay_logs_per_minute:g} a minute); try again in {wait:.0f} s",
+                         retry_after=wait)
 
     # ------------------------------------------------------------ routes
     async def index(self, request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers=SECURITY_HEADERS)
 
     async def options(self, request: Request) -> Response:
-        return await self.run("view", all_options, request.query_params.get("game"))
+        return await self.run(request, "view", all_options, request.query_params.get("game"))
 
     async def new_game(self, request: Request) -> Response:
         body = await read_json(request, self.limits.body_size, self.limits.body_seconds)
         self._take_token(request)
-        return await self.run("work", self.store.create, body)
+        return await self.run(request, "work", self.store.create, body)
 
     async def get_game(self, request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -192,13 +222,16 @@ class WebTable:
         spec = request.query_params.get("bot", "heuristic")
         job = await self.with_game(request, game_id, "view", self.store.hint_job, game_id, spec, raw=True)
         seconds = self.limits.hint_seconds
-        future = self.hints.submit(lambda: json.dumps(job.run(), separators=(",", ":"), ensure_ascii=False), seconds)
+        future = self.hints.submit(lambda: json.dumps(job.run(), separators=(",", ":"), ensure_ascii=False), seconds,
+                                   address_of(request))
         try:
             body = await race_client(request, future, seconds)
         except asyncio.TimeoutError:
             raise refuse(503, f"the hint took longer than {seconds:g} s (the server is busy, or the bot searches "
                               f"too long); try again later or ask a cheaper bot", retry_after=seconds) from None
         except ValueError as exc:
+            if isinstance(exc, BotFailed):
+                log.warning("a hint: %s", exc, exc_info=exc.__cause__)
             raise refuse(400, str(exc)) from None
         return Response(body, media_type="application/json", headers=SECURITY_HEADERS)
 
@@ -211,7 +244,7 @@ class WebTable:
         if not isinstance(body, dict) or set(body) != {"record"}:
             raise refuse(400, 'open a replay with {"record": {...one game record...}}')
         self._take_token(request)
-        return await self.run("work", self.store.open_replay, body["record"])
+        return await self.run(request, "work", self.store.open_replay, body["record"])
 
     async def replay_frame(self, request: Request) -> Response:
         replay_id = request.path_params["replay_id"]
@@ -274,11 +307,15 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 
 
 def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS,
-               limits: Limits | None = None) -> Starlette:
+               limits: Limits | None = None, trusted_proxies: TrustedProxies | Sequence[str] = ()) -> Starlette:
     """The ASGI app. ``allowed_hosts=None`` serves any Host header (for a public --host);
-    ``limits``: what a client may cost (default :class:`~redbeard_web.limits.Limits()`)."""
+    ``limits``: what a client may cost (default :class:`~redbeard_web.limits.Limits()`);
+    ``trusted_proxies``: addresses or networks whose forwarded headers name the client
+    (default none: every request is its peer's)."""
     store = GameStore() if store is None else store
     table = WebTable(store, Limits() if limits is None else limits)
+    if not isinstance(trusted_proxies, TrustedProxies):
+        trusted_proxies = TrustedProxies(trusted_proxies)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -286,6 +323,8 @@ def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] | No
         table.hints.shutdown()
 
     middleware = []
+    if trusted_proxies:
+        middleware.append(Middleware(ClientAddress, proxies=trusted_proxies))
     if allowed_hosts is not None:
         middleware.append(Middleware(HostCheck, allowed=list(allowed_hosts)))
     handlers = {404: _not_found, HTTPException: _http_error, ClientGone: _client_gone, UnknownId: _store_error,

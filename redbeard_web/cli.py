@@ -20,7 +20,7 @@ import sys
 from .limits import Limits, option_name, parse_size, positive_number, show_size
 from .session import BotPool
 
-SIZE_FIELDS = ("body_size", "record_size", "replay_memory")
+SIZE_FIELDS = ("body_size", "record_size", "replay_memory", "log_size", "records_size")
 
 
 def _is_loopback(host: str) -> bool:
@@ -44,6 +44,15 @@ def _count(text: str) -> int:
     return int(text)
 
 
+def _proxy(text: str) -> str:
+    try:
+        from .guards import TrustedProxies
+    except ModuleNotFoundError:  # main() says which extra is missing
+        return text
+    TrustedProxies([text])  # ValueError naming what is allowed
+    return text
+
+
 def _argtype(fn, **kwargs):
     def parse(text: str):
         try:
@@ -60,7 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="address to bind, IPv4 or IPv6 (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=_port, default=8000, help="port, 0..65535 (default 8000; 0 picks a free one)")
     p.add_argument("--records", default=None, metavar="FILE",
-                   help="append the record of every finished game to this JSON-lines file")
+                   help="append the record of every finished game to this JSON-lines file (rotated at "
+                        "--records-size)")
+    p.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS", type=_argtype(_proxy),
+                   help="believe X-Forwarded-For, Forwarded and X-Real-IP only from this proxy (an IP address or "
+                        "network, e.g. 127.0.0.1 or 10.0.0.0/8; repeat for more); by default from none: every "
+                        "request is counted against its connection's own address")
     p.add_argument("--max-games", type=int, default=500, help="games kept at once (default 500)")
     p.add_argument("--idle-minutes", type=float, default=60.0,
                    help="a running game nobody looked at for this long is dropped (default 60)")
@@ -76,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
             budgets.add_argument(option_name(f.name), type=_count, default=f.default, metavar="N",
                                  help=f"{help_text} (default {f.default})")
         else:
-            zero = f.name == "games_per_minute"
+            zero = f.metadata["zero"]
             budgets.add_argument(option_name(f.name), type=_argtype(positive_number, allow_zero=zero),
                                  default=f.default, metavar="SECONDS" if unit == "s" else "N",
                                  help=f"{help_text} (default {f.default:g}{' s' if unit == 's' else ''})")
@@ -93,6 +107,7 @@ def main(argv: list[str] | None = None) -> None:
         import uvicorn
 
         from .app import LOOPBACK_HOSTS, create_app
+        from .guards import TrustedProxies
         from .server import bind, server_config
         from .store import GameStore
     except ModuleNotFoundError as exc:
@@ -105,12 +120,14 @@ def main(argv: list[str] | None = None) -> None:
     bots = BotPool(max_bots=limits.bot_cache, search_budget=limits.search_budget)
     store = GameStore(bots, max_games=args.max_games, idle_seconds=args.idle_minutes * 60,
                       finished_seconds=args.finished_minutes * 60, records_path=args.records,
-                      replay_memory=limits.replay_memory, lock_seconds=limits.lock_seconds)
+                      replay_memory=limits.replay_memory, lock_seconds=limits.lock_seconds,
+                      records_size=limits.records_size, log_size=limits.log_size)
+    trusted = TrustedProxies(args.trusted_proxy)
     host = args.host.strip("[]")
     loopback = _is_loopback(host)
     if not loopback:
         print(f"redbeard-web: serving on {host}, reachable from other machines", file=sys.stderr)
-    app = create_app(store, allowed_hosts=LOOPBACK_HOSTS if loopback else None, limits=limits)
+    app = create_app(store, allowed_hosts=LOOPBACK_HOSTS if loopback else None, limits=limits, trusted_proxies=trusted)
     try:
         sock = bind(host, args.port)
     except (OSError, OverflowError, UnicodeError) as exc:
@@ -121,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
     port = sock.getsockname()[1]  # the real port, also for --port 0
     shown = f"[{host}]" if ":" in host else "localhost" if loopback else host
     print(f"redbeard-web: open http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
-    uvicorn.Server(server_config(app, limits)).run(sockets=[sock])
+    uvicorn.Server(server_config(app, limits, trusted)).run(sockets=[sock])
 
 
 if __name__ == "__main__":

@@ -1,31 +1,44 @@
 """What keeps one client from holding up the others: JSON errors of one line, bounded
 request bodies read within a time limit, one game's requests queued in the event loop (not
-in worker threads), a small pool of hint thinkers with a bounded queue, and noticing when a
-client goes away.
+in worker threads), per-address shares of the worker threads and of the hint thinkers, a
+small pool of hint thinkers with a bounded queue, noticing when a client goes away, and
+which address a request comes from.
 
 Everything here runs in the event loop; the work itself runs in worker threads:
 
 * :class:`GameGates` -- one asyncio lock per game: a request for a busy game waits in the
   event loop (holding no thread) at most ``lock_seconds``, then gets a 503 with
   ``Retry-After``; a request for another game never waits for it.
+* :class:`AddressShares` -- at most ``threads_per_address`` requests of one client address
+  in a worker pool at once; its further requests wait their turn in the event loop (at
+  most ``lock_seconds``, then 503), so one address never holds every thread.
 * :class:`HintPool` -- ``hint_concurrency`` threads think about hints, at most
-  ``hint_queue`` hints wait; more are a 429 with ``Retry-After``. A hint that has not
-  started when its client goes away (or its time is up) is dropped unstarted; one that has
-  started ends within the search budget and its answer is dropped.
+  ``hint_queue`` hints wait, and one address has at most ``hints_per_address`` of them
+  thinking or waiting; more are a 429 with ``Retry-After``. Waiting hints are taken in
+  turn by address, and an address thinks in at most half the threads (at least one), so a
+  flood of dear hints from one address never starves another's cheap ones. A hint that has
+  not started when its client goes away (or its time is up) is dropped unstarted; one that
+  has started ends within the search budget and its answer is dropped.
 * :func:`read_json` -- the body of a POST: JSON only, at most ``max_bytes``, within
   ``seconds``; anything else is a 4xx saying why.
+* :class:`TrustedProxies` and :class:`ClientAddress` -- a request's client address is the
+  connection's peer; only when the peer is a proxy named with ``--trusted-proxy`` are its
+  forwarded headers (``X-Forwarded-For``, ``Forwarded``, ``X-Real-IP``) believed, so no
+  client can pass for another address to dodge a per-address limit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import math
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Awaitable, Callable
+from collections import Counter, OrderedDict, deque
+from concurrent.futures import Future
+from typing import Any, Awaitable, Callable, Iterable
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -190,38 +203,272 @@ class GameGates:
             del self._gates[key]
 
 
-class HintPool:
-    """``workers`` threads answering hints, and room for ``queue`` more waiting; see the
-    module docstring."""
+class AddressShares:
+    """At most ``share`` requests of one client address at once in a worker pool (see the
+    module docstring); an address's entry is dropped when nobody holds it or waits for it."""
 
-    def __init__(self, workers: int, queue: int):
+    def __init__(self, share: int) -> None:
+        self.share = share
+        self._held: dict[str, list] = {}  # address -> [asyncio.Semaphore, users]
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    async def enter(self, address: str, request: Request, timeout: float) -> Callable[[], None]:
+        """Wait for a place of ``address`` (at most ``timeout`` s, then 503); returns the
+        release call."""
+        held = self._held.setdefault(address, [asyncio.Semaphore(self.share), 0])
+        held[1] += 1
+        semaphore = held[0]
+        try:
+            await race_client(request, semaphore.acquire(), timeout)
+        except BaseException as exc:
+            self._leave(address, held)
+            if isinstance(exc, asyncio.TimeoutError):
+                raise refuse(503, f"your address has {self.share} requests being worked on and more waiting; try "
+                                  f"again in a moment", retry_after=timeout) from None
+            raise
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                semaphore.release()
+                self._leave(address, held)
+
+        return release
+
+    def _leave(self, address: str, held: list) -> None:
+        held[1] -= 1
+        if held[1] == 0 and self._held.get(address) is held:
+            del self._held[address]
+
+
+class _HintJob:
+    __slots__ = ("address", "fn", "future", "counted", "thinking")
+
+    def __init__(self, address: str, fn: Callable[[], Any]):
+        self.address, self.fn, self.future = address, fn, Future()
+        self.counted, self.thinking = True, False  # holding a place in the pool; in a thread's hands
+
+
+class HintPool:
+    """``workers`` threads answering hints, room for ``queue`` more waiting, at most
+    ``per_address`` of them (thinking or waiting) from one address, which thinks in at most
+    half the threads (at least one); see the module docstring."""
+
+    def __init__(self, workers: int, queue: int, per_address: int | None = None):
         self.capacity = workers + queue
         self.workers = workers
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="redbeard-hint")
+        self.per_address = min(per_address or self.capacity, self.capacity)
+        self.thinking_share = max(1, workers // 2)  # threads one address may think in at once
+        self._waiting: OrderedDict[str, deque] = OrderedDict()  # address -> its waiting jobs; addresses in turn
+        self._thinking: Counter = Counter()  # address -> jobs thinking
+        self._held: Counter = Counter()  # address -> jobs thinking or waiting
         self._in_flight = 0
-        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._idle = 0
+        self._closed = False
+        self._cond = threading.Condition()
 
     @property
     def in_flight(self) -> int:
         """Hints thinking or waiting (a hint counts until its thread is done with it)."""
         return self._in_flight
 
-    def submit(self, fn: Callable[[], Any], retry_after: float) -> asyncio.Future:
-        with self._lock:
+    def held(self, address: str) -> int:
+        """Hints of ``address`` thinking or waiting."""
+        return self._held[address]
+
+    def submit(self, fn: Callable[[], Any], retry_after: float, address: str = "") -> asyncio.Future:
+        """``fn()`` in a thinker's thread, as an asyncio future (cancelling it before the job
+        starts drops the job); 429 if the pool or the address's share is full."""
+        with self._cond:
+            if self._closed:
+                raise refuse(503, "the server is shutting down", retry_after=retry_after)
+            if self._held[address] >= self.per_address:
+                raise refuse(429, f"too many hints from your address at once ({self.per_address} thinking or "
+                                  f"waiting); try again shortly", retry_after=retry_after)
             if self._in_flight >= self.capacity:
                 raise refuse(429, f"too many hints at once ({self.capacity} thinking or waiting); try again shortly",
                              retry_after=retry_after)
+            job = _HintJob(address, fn)
             self._in_flight += 1
-        future = self._executor.submit(fn)
-        future.add_done_callback(self._done)  # also when it is cancelled before it starts
-        return asyncio.wrap_future(future)
+            self._held[address] += 1
+            self._waiting.setdefault(address, deque()).append(job)
+            if self._idle == 0 and len(self._threads) < self.workers:
+                thread = threading.Thread(target=self._work, name=f"redbeard-hint-{len(self._threads)}", daemon=True)
+                self._threads.append(thread)
+                thread.start()
+            self._cond.notify_all()
+        job.future.add_done_callback(lambda _f: self._cancelled(job) if _f.cancelled() else None)
+        return asyncio.wrap_future(job.future)
 
-    def _done(self, _future) -> None:
-        with self._lock:
+    def _uncount(self, job: _HintJob) -> None:
+        """The job no longer holds a place (called with the lock held; once per job)."""
+        if job.counted:
+            job.counted = False
             self._in_flight -= 1
+            self._held[job.address] -= 1
+            if self._held[job.address] <= 0:
+                del self._held[job.address]
+
+    def _cancelled(self, job: _HintJob) -> None:
+        """A job cancelled before it started: out of the queue, its place freed."""
+        with self._cond:
+            waiting = self._waiting.get(job.address)
+            if waiting is not None and job in waiting:
+                waiting.remove(job)
+                if not waiting:
+                    del self._waiting[job.address]
+            self._uncount(job)
+
+    def _next(self) -> _HintJob | None:
+        """The next job to think about (lock held): the first address in turn, among those
+        thinking in fewer than their share, takes its oldest job and goes to the end."""
+        for address, waiting in self._waiting.items():
+            if self._thinking[address] < self.thinking_share:
+                job = waiting.popleft()
+                if waiting:
+                    self._waiting.move_to_end(address)
+                else:
+                    del self._waiting[address]
+                return job
+        return None
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                job = self._next()
+                while job is None:
+                    if self._closed:
+                        return
+                    self._idle += 1
+                    self._cond.wait()
+                    self._idle -= 1
+                    job = self._next()
+                self._thinking[job.address] += 1
+                job.thinking = True
+            try:
+                if job.future.set_running_or_notify_cancel():
+                    try:
+                        result = job.fn()
+                    except BaseException as exc:  # the caller sees it
+                        self._done(job)  # the place is free before the caller hears
+                        job.future.set_exception(exc)
+                    else:
+                        self._done(job)
+                        job.future.set_result(result)
+            finally:
+                self._done(job)
+
+    def _done(self, job: _HintJob) -> None:
+        """A job's thread is done with it: its places are free (once per job)."""
+        with self._cond:
+            if job.thinking:
+                job.thinking = False
+                self._thinking[job.address] -= 1
+                if self._thinking[job.address] <= 0:
+                    del self._thinking[job.address]
+            self._uncount(job)
+            self._cond.notify_all()  # the address may be under its share again
 
     def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        with self._cond:
+            self._closed = True
+            jobs = [job for waiting in self._waiting.values() for job in waiting]
+            self._cond.notify_all()
+        for job in jobs:
+            job.future.cancel()
+
+
+# ---------------------------------------------------------------- client addresses
+def _address(text: str) -> str | None:
+    """An IP address as text in its normal form, from a header's spelling of it
+    (``1.2.3.4``, ``1.2.3.4:80``, ``[::1]:80``, ``"[::1]"``); None if it is none."""
+    text = text.strip().strip('"').strip()
+    if text.startswith("["):
+        text = text[1:].partition("]")[0]
+    elif text.count(":") == 1:
+        text = text.partition(":")[0]
+    try:
+        return str(ipaddress.ip_address(text.partition("%")[0]))
+    except ValueError:
+        return None
+
+
+class TrustedProxies:
+    """The proxies (addresses or networks, ``--trusted-proxy``) whose forwarded headers are
+    believed; none by default. ``ValueError`` for an entry that is neither."""
+
+    def __init__(self, entries: Iterable[str] = ()):
+        self.networks = []
+        for entry in entries:
+            try:
+                self.networks.append(ipaddress.ip_network(str(entry).strip().strip("[]"), strict=False))
+            except ValueError:
+                raise ValueError(f"a trusted proxy is an IP address or network (127.0.0.1, 10.0.0.0/8, ::1), "
+                                 f"got {str(entry)[:60]!r}") from None
+
+    def __bool__(self) -> bool:
+        return bool(self.networks)
+
+    def trusts(self, host: str | None) -> bool:
+        address = _address(host) if host else None
+        if address is None:
+            return False
+        ip = ipaddress.ip_address(address)
+        return any(ip.version == n.version and ip in n for n in self.networks)
+
+    def client(self, peer: str, headers: Iterable[tuple[bytes, bytes]]) -> str:
+        """The client's address of a request from ``peer``: the peer itself, unless it is a
+        trusted proxy; then the last address in ``X-Forwarded-For`` (else ``Forwarded``'s
+        ``for=``, else ``X-Real-IP``) that is not a trusted proxy -- the one the nearest
+        trusted proxy saw (addresses further left are the client's own word)."""
+        if not self.trusts(peer):
+            return peer
+        found: dict[bytes, list[str]] = {}
+        for name, value in headers:
+            name = name.lower()
+            if name in (b"x-forwarded-for", b"forwarded", b"x-real-ip"):
+                found.setdefault(name, []).append(value.decode("latin-1"))
+        if b"x-forwarded-for" in found:
+            chain = [part for value in found[b"x-forwarded-for"] for part in value.split(",")]
+        elif b"forwarded" in found:
+            chain = [pair.partition("=")[2] for value in found[b"forwarded"] for element in value.split(",")
+                     for pair in element.split(";") if pair.strip().lower().startswith("for=")]
+        else:
+            chain = found.get(b"x-real-ip", [])[-1:]
+        for text in reversed(chain):
+            address = _address(text)
+            if address is None:
+                break  # not an address (a proxy's placeholder, or garbage): go by the peer
+            if not self.trusts(address):
+                return address
+        return peer
+
+
+class ClientAddress:
+    """ASGI middleware: a request from a trusted proxy gets the client address the proxy
+    forwarded (see :class:`TrustedProxies`); every other request keeps its peer's."""
+
+    def __init__(self, app, proxies: TrustedProxies):
+        self.app = app
+        self.proxies = proxies
+
+    async def __call__(self, scope, receive, send) -> None:
+        client = scope.get("client") if scope["type"] in ("http", "websocket") else None
+        if client and self.proxies.trusts(client[0]):
+            address = self.proxies.client(client[0], scope.get("headers") or [])
+            if address != client[0]:
+                scope = dict(scope, client=(address, client[1]))
+        await self.app(scope, receive, send)
+
+
+def address_of(request: Request) -> str:
+    """The client address a request counts against (see :class:`ClientAddress`)."""
+    return request.client.host if request.client else "unknown"
 
 
 # ---------------------------------------------------------------- the Host header
@@ -253,5 +500,6 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
-__all__ = ["ClientGone", "GameGates", "HintPool", "HostCheck", "SECURITY_HEADERS", "clean_message", "error",
+__all__ = ["AddressShares", "ClientAddress", "ClientGone", "GameGates", "HintPool", "HostCheck", "TrustedProxies",
+           "address_of", "SECURITY_HEADERS", "clean_message", "error",
            "parse_json", "race_client", "read_json", "refuse", "host_name", "log"]

@@ -8,18 +8,32 @@ is the field's ``help``)::
     hint time         --hint-seconds 10       a hint answers within this or is a 503
     hint concurrency  --hint-concurrency 2    hints thinking at once
     hint queue        --hint-queue 8          hints waiting for a thinker; more are 429s
+    hints per address --hints-per-address 4   hints one address may have thinking or waiting
     review time       --review-seconds 30     a review of your play answers within this or is a 503
     game creation     --games-per-minute 60   new games and replays per client address
+    replay logs       --replay-logs-per-minute 30  replays' move logs per client address
+                      --log-size 4M           the largest replay log answered (its first moves beyond)
     request bodies    --body-size 64K         a new game's or an action's body
     record uploads    --record-size 4M        a record sent for a replay
     replay memory     --replay-memory 256M    the estimated memory of every open replay
+    records file      --records-size 64M      the --records file is rotated at this size
     busy games        --lock-seconds 10       a request waits this long for a busy game
+    worker threads    --threads-per-address 4 threads of each worker pool one address may hold
     slow clients      --header-seconds 10     a request's head must arrive within this
                       --body-seconds 30       and its body within this
     connections       --max-connections 1000  open connections; more are closed at once
+                      --connections-per-address 50   open connections from one address
 
-The per-client rate is a token bucket (:class:`RateLimiter`): ``games_per_minute`` tokens,
-refilled continuously, one per new game or replay.
+Per address: a client address (the connection's peer; behind a proxy named with
+``--trusted-proxy``, the address the proxy forwards) may hold at most
+``connections_per_address`` connections, ``threads_per_address`` threads of each worker
+pool (its further requests wait their turn in the event loop), ``hints_per_address`` hints
+and reviews thinking or waiting, and it thinks in at most half the hint threads (at least
+one), so that whatever one address asks, another address's requests keep being answered.
+
+The per-client rates are token buckets (:class:`RateLimiter`): ``games_per_minute`` tokens,
+refilled continuously, one per new game or replay; ``replay_logs_per_minute`` likewise, one
+per replay's move log.
 """
 
 from __future__ import annotations
@@ -36,14 +50,16 @@ from typing import Any, Callable
 KIB, MIB = 1024, 1024 * 1024
 
 
-def _limit(default: Any, help: str, unit: str = "") -> Any:
-    return field(default=default, metadata={"help": help, "unit": unit})
+def _limit(default: Any, help: str, unit: str = "", zero: bool = False) -> Any:
+    """A budget: its default, its help text, its unit ("s", "bytes" or none); ``zero``: 0
+    is allowed (it switches a rate off)."""
+    return field(default=default, metadata={"help": help, "unit": unit, "zero": zero})
 
 
 @dataclass(frozen=True)
 class Limits:
     """What a client may cost the web table (see the module docstring). Sizes are bytes,
-    times seconds; ``games_per_minute=0`` switches the per-client rate off."""
+    times seconds; a rate of 0 (``games_per_minute``, ``replay_logs_per_minute``) switches it off."""
 
     bot_cache: int = _limit(32, "bots kept built at once; the least recently used is dropped")
     search_budget: int = _limit(4096, "playouts a bot spec may search per decision (pimc: samples x candidates, "
@@ -51,19 +67,31 @@ class Limits:
     hint_seconds: float = _limit(10.0, "a hint (waiting and thinking) answers within this or is a 503", "s")
     hint_concurrency: int = _limit(2, "hints thinking at once")
     hint_queue: int = _limit(8, "hints waiting for a free thinker; more are refused with 429")
+    hints_per_address: int = _limit(4, "hints and reviews one client address may have thinking or waiting at "
+                                       "once (it thinks in at most half the hint threads); more are refused with 429")
     review_seconds: float = _limit(30.0, "a review of your play (a bot's values at each of your decisions, "
                                          "in the hints' pool) answers within this or is a 503; the bot stops then",
                                    "s")
     games_per_minute: float = _limit(60.0, "new games and replays per client address and minute "
-                                           "(a burst of as many); 0: no limit")
+                                           "(a burst of as many); 0: no limit", zero=True)
+    replay_logs_per_minute: float = _limit(30.0, "replays' move logs per client address and minute (a burst of "
+                                                 "as many); 0: no limit", zero=True)
+    log_size: int = _limit(4 * MIB, "largest replay log answered; a longer game's log lists its first moves "
+                                    "and says how many it leaves out", "bytes")
     body_size: int = _limit(64 * KIB, "largest body of a new game or an action", "bytes")
     record_size: int = _limit(4 * MIB, "largest record uploaded for a replay", "bytes")
     replay_memory: int = _limit(256 * MIB, "estimated memory of all open replays; the least recently "
                                            "used are dropped beyond it", "bytes")
+    records_size: int = _limit(64 * MIB, "the --records file is renamed FILE.1 (older ones FILE.2 ... FILE.4, "
+                                         "the oldest dropped) when a record would take it beyond this", "bytes")
     lock_seconds: float = _limit(10.0, "a request waits this long for a game busy with its bots, then 503", "s")
     header_seconds: float = _limit(10.0, "a request's head must arrive within this (else the connection is closed)", "s")
     body_seconds: float = _limit(30.0, "a request's body must arrive within this (else 408)", "s")
     max_connections: int = _limit(1000, "open connections at once; more are closed at once")
+    connections_per_address: int = _limit(50, "open connections from one client address (a trusted proxy's are "
+                                              "not counted); more are closed at once")
+    threads_per_address: int = _limit(4, "threads of each worker pool (moves and replays; views) one client "
+                                         "address may hold; its other requests wait their turn")
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -73,8 +101,8 @@ class Limits:
                 what = "an int >= 1"
             else:
                 ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-                ok = ok and (value >= 0 if f.name == "games_per_minute" else value > 0)
-                what = "a finite number >= 0" if f.name == "games_per_minute" else "a finite number > 0"
+                ok = ok and (value >= 0 if f.metadata["zero"] else value > 0)
+                what = "a finite number >= 0" if f.metadata["zero"] else "a finite number > 0"
             if not ok:
                 raise ValueError(f"limit {f.name} must be {what}, got {str(value)[:40]!r}")
 

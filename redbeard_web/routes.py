@@ -12,11 +12,14 @@
     GET /api/games/{id}/rules               -> {"title", "rules", "page": [{"title", "text"}]}: the game's
                                                rules (with its overrides) in words
     GET /api/replays/{id}/log               -> the replayed game's moves, trick winners and where each
-                                               round starts (your seat: the record's "human")
+                                               round starts (your seat: the record's "human"), and
+                                               "moves", "entries_left_out": at most ``log_size``
+                                               bytes, made once per replay and kept with it
 
 Errors are ``{"error": "<one line>"}`` as for every route (:mod:`redbeard_web.app`): 400 a bad
 parameter or a bot that cannot review, 404 an unknown or expired game or replay, 429 too
-many hints and reviews at once, 503 a game busy too long or a review over its time. The
+many hints and reviews at once or more than ``replay_logs_per_minute`` replay logs from one
+address, 503 a game busy too long or a review over its time. The
 routes go through the app's :class:`~redbeard_web.app.WebTable`: requests for one game take
 turns, work runs in its thread pools, and a review thinks in the hints' pool within
 ``review_seconds``.
@@ -34,21 +37,17 @@ from starlette.routing import Route
 
 from redbeard_env.records import rules_dict
 
-from .guards import SECURITY_HEADERS, race_client, refuse
+from .guards import SECURITY_HEADERS, address_of, log, race_client, refuse
 from .levels import levels_of
-from .movelog import human_seat, move_log, session_log
+from .movelog import session_log
 from .ready import status
 from .review import ReviewJob, TimeUp
+from .session import BotFailed
 
 
 def _rules_page(session: Any) -> dict:
     return {"title": session.info.title, "rules": rules_dict(session.game.rules),
             "page": session.views.rules_page(session.game.rules)}
-
-
-def _replay_log(replay: Any) -> dict:
-    you = human_seat(replay.record)
-    return dict(move_log(replay.record, you), you=you)
 
 
 def table_routes(table: Any) -> list[Route]:
@@ -69,7 +68,7 @@ def table_routes(table: Any) -> list[Route]:
         game = request.query_params.get("game")
         if game is None:
             raise refuse(400, "say which game: /api/levels?game=<name>")
-        return await table.run("view", levels_of, game, request.query_params.get("rules"))
+        return await table.run(request, "view", levels_of, game, request.query_params.get("rules"))
 
     async def game_review(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -78,19 +77,21 @@ def table_routes(table: Any) -> list[Route]:
                                     raw=True)
         seconds = table.limits.review_seconds
         future = table.hints.submit(lambda: json.dumps(job.run(seconds), separators=(",", ":"), ensure_ascii=False),
-                                    seconds)
+                                    seconds, address_of(request))
         try:
             body = await race_client(request, future, seconds + 1.0)  # the bot stops itself at ``seconds``
         except (asyncio.TimeoutError, TimeUp) as exc:
             raise refuse(503, str(exc) or f"the review took longer than {seconds:g} s; try again later or ask "
                                           f"a cheaper bot", retry_after=seconds) from None
         except ValueError as exc:
+            if isinstance(exc, BotFailed):
+                log.warning("a review: %s", exc, exc_info=exc.__cause__)
             raise refuse(400, str(exc)) from None
         return Response(body, media_type="application/json", headers=SECURITY_HEADERS)
 
     async def game_log(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        return await table.with_game(request, game_id, "view", on_session(game_id, session_log))
+        return await table.with_game(request, game_id, "work", on_session(game_id, session_log))
 
     async def game_rules(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -98,12 +99,10 @@ def table_routes(table: Any) -> list[Route]:
 
     async def replay_log(request: Request) -> Response:
         replay_id = request.path_params["replay_id"]
-
-        def run():
-            replay = store.replay(replay_id)
-            with store.locked(replay):
-                return _replay_log(replay)
-        return await table.with_game(request, replay_id, "view", run)
+        store.replay(replay_id)  # an unknown replay is a 404 and takes no token
+        table.take_log_token(request)
+        body = await table.with_game(request, replay_id, "work", store.replay_log, replay_id, raw=True)
+        return Response(body, media_type="application/json", headers=SECURITY_HEADERS)
 
     return [
         Route("/api/ready", ready),

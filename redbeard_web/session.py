@@ -10,6 +10,12 @@ observation (``game.parts.observation``). :meth:`GameSession.act` applies the hu
 and then lets the bots move until it is the human's turn again or the game is over, so a
 caller always gets back a view where the human can act (or the end).
 
+**A move applies whole or not at all**: :meth:`GameSession.act` keeps the game's state as it
+was before the human's move, and if anything fails -- a bot that raises or chooses an action
+that is not legal (:class:`BotFailed`, a ``ValueError``), or any other error -- the game is
+put back exactly as it was, the human's move included, so the human is still to act. A bot
+cannot leave a game half-moved, or with a bot to act that never will.
+
 Everything shown comes from the game's **views module** (``game.views``, e.g.
 :mod:`redbeard_env.redbeard.views`): the table, the sorted hand, action names, texts, the
 effects of a move, the score sheet. **Views hold only what the human may know** (see the
@@ -38,6 +44,7 @@ and ``table`` the public table after it, so a page can show the moves one by one
 
 from __future__ import annotations
 
+import pickle
 import secrets
 import threading
 import time
@@ -63,6 +70,12 @@ REPLAY_OVERHEAD = 64 * 1024  # bytes of a replay besides its record (the game, t
 
 class NotFinished(ValueError):
     """The record of a game that is still running was asked for."""
+
+
+class BotFailed(ValueError):
+    """A bot could not move (it raised, or chose an action that is not legal) or give a hint:
+    the bot the client chose cannot play here. A 400 like every refused request: the game is
+    as it was before the request (see :meth:`GameSession.act`)."""
 
 
 def views_of(game: Game):
@@ -177,9 +190,12 @@ class GameSession:
         g = self.game
         return [self.views.action_name(g, a) for a in self.engine.legal_actions(g)]
 
-    def act(self, name: Any) -> None:
+    def act(self, name: Any, view: bool = False) -> dict | None:
         """The human's action by name; ``ValueError`` (nothing changes) if it is malformed,
-        not the human's turn or illegal. Then the bots move."""
+        not the human's turn or illegal. Then the bots move. If anything fails on the way
+        (a bot: :class:`BotFailed`), the game is put back as it was and the error raised.
+        With ``view``, returns the human's view after the move, made within the same
+        all-or-nothing step."""
         g = self.game
         if not isinstance(name, str):
             raise ValueError(f"an action is an action name (a string of the view's \"legal\" list), got {shown(name, 60)}")
@@ -197,16 +213,47 @@ class GameSession:
         kind = self.views.action_name(g, action).partition(":")[0]  # play:X is not discard:X
         if action not in legal or name.strip().partition(":")[0].lower() != kind:
             raise ValueError(f"illegal action {name!r:.60} in phase {g.phase!r}; legal: {', '.join(self.legal_names())}")
-        self._apply(action)
-        self.run_bots()
+        saved = self._state()
+        try:
+            self._apply(action)
+            self.run_bots()
+            return self.view() if view else None
+        except BotFailed as exc:
+            self._restore(saved)
+            raise BotFailed(f"{exc}; your move was not applied, the game is as it was: start a new game with "
+                            f"other bots") from exc.__cause__
+        except BaseException:
+            self._restore(saved)
+            raise
 
     def run_bots(self) -> None:
-        """Bots move until the human is to act or the game is over."""
+        """Bots move until the human is to act or the game is over; :class:`BotFailed` if a
+        bot raises or chooses an illegal action (the moves before it stay made: callers that
+        need the game unchanged restore it, as :meth:`act` does)."""
         g = self.game
         while not g.game_over and g.to_act != self.seat:
             seat = g.to_act
+            spec = self.agents[seat]
             obs, mask = self.observation(seat)
-            self._apply(self.bots.act(self.agents[seat], obs, mask, self.info.name))
+            try:
+                action = self.bots.act(spec, obs, mask, self.info.name)
+            except Exception as exc:
+                raise BotFailed(f"the bot {spec!r} (seat {seat}) cannot play here: it failed to choose a move "
+                                f"({type(exc).__name__}: {exc})") from exc
+            if not (isinstance(action, (int, np.integer)) and 0 <= action < len(mask) and mask[action]):
+                raise BotFailed(f"the bot {spec!r} (seat {seat}) cannot play here: it chose {shown(action, 40)}, "
+                                f"which is not a legal action")
+            self._apply(int(action))
+
+    def _state(self) -> bytes:
+        """Everything a move changes, as bytes (pickling costs less than a deep copy, and a
+        failed move, when it has to be put back, is rare)."""
+        return pickle.dumps((self.game, self.recorder, self.pending, self.skipped, self.last_trick,
+                             self.round_scores, self.round_tricks, self.saved), pickle.HIGHEST_PROTOCOL)
+
+    def _restore(self, state: bytes) -> None:
+        (self.game, self.recorder, self.pending, self.skipped, self.last_trick, self.round_scores,
+         self.round_tricks, self.saved) = pickle.loads(state)
 
     def _apply(self, action: int) -> None:
         g = self.game
@@ -250,14 +297,14 @@ class GameSession:
         return self.views.table(self.game, self.seat, self.agents, self.last_trick)
 
     def view(self) -> dict:
-        """The human's view (see the module docstring); marks the events as delivered."""
+        """The human's view (see the module docstring); marks the events as delivered (once
+        the view is made: a view that fails loses no events)."""
         g, v = self.game, self.views
         self.touched = self.clock()
         events, skipped = self.pending, self.skipped
-        self.pending, self.skipped = [], 0
         mine = self.my_turn()
         sheet = v.sheet(self.recorder)
-        return {
+        view = {
             "id": self.id,
             "game": self.info.name,
             "title": self.info.title,
@@ -285,6 +332,8 @@ class GameSession:
             "actions": len(self.recorder.actions),
             **v.extras(g, self.seat),
         }
+        self.pending, self.skipped = [], 0
+        return view
 
     def hint(self, spec: Any) -> dict:
         """What bot ``spec`` (a bot of this game) would do in the human's place, with its
@@ -321,9 +370,16 @@ class HintJob:
         session.touched = session.clock()
 
     def run(self) -> dict:
-        action, values, kind = self.bots.values(self.spec, self.obs, self.mask, self.game)
+        try:
+            action, values, kind = self.bots.values(self.spec, self.obs, self.mask, self.game)
+        except ValueError:
+            raise  # a spec the bot itself refuses, with its own message
+        except Exception as exc:
+            raise BotFailed(f"the bot {self.spec!r} cannot give a hint here ({type(exc).__name__}: {exc}); "
+                            f"ask another bot") from exc
         if action not in self.names:
-            raise RuntimeError(f"bot {self.spec!r} chose action {action}, which is not legal")
+            raise BotFailed(f"the bot {self.spec!r} cannot give a hint here: it chose action {action}, which is "
+                            f"not legal; ask another bot")
         out = None
         if values is not None:
             out = {self.names[a]: round(float(values[a]), 4) for a in self.names if np.isfinite(values[a])}
@@ -355,6 +411,7 @@ class ReplaySession:
         #: estimated memory: the record's fields kept, and the replayed game's own copy of them
         self.cost = 2 * estimate_bytes(self.record) + REPLAY_OVERHEAD
         self.steps = len(record["actions"])
+        self.log: bytes | None = None  # the move log's JSON, made once (the store bounds and counts it)
         self.clock = clock
         self.touched = clock()
         self.lock = threading.Lock()
@@ -397,5 +454,5 @@ class ReplaySession:
         }
 
 
-__all__ = ["BotPool", "GameSession", "HintJob", "NotFinished", "ReplaySession", "check_bot_spec", "describe", "parse_new_game",
+__all__ = ["BotFailed", "BotPool", "GameSession", "HintJob", "NotFinished", "ReplaySession", "check_bot_spec", "describe", "parse_new_game",
            "suggested_bots", "shipped_checkpoints", "views_of"]

@@ -9,8 +9,15 @@ entry is dropped first, and when every entry is a live running game a new one is
 (:class:`StoreFull`). Open replays together stay within ``replay_memory`` bytes (each
 replay's :attr:`~redbeard_web.session.ReplaySession.cost`, an estimate): the least recently
 used replays are dropped to make room, and a record too large on its own is refused
-(:class:`TooLarge`). Finished games can be appended to a records file (``records_path``),
-once each.
+(:class:`TooLarge`). A replay's move log is made once, at most ``log_size`` bytes (a longer
+one lists the first moves), kept with the replay and counted in its memory. Finished games
+can be appended to a records file (``records_path``), once each; when a record would take
+the file beyond ``records_size`` bytes it is renamed ``FILE.1`` (``FILE.1`` to ``FILE.2``
+and so on, ``RECORDS_KEPT`` old files at most) and a new file begun. A record that cannot
+be written is logged; the move that finished the game stands.
+
+A move applies whole or not at all (:meth:`GameSession.act`): a request that fails leaves
+the game as it was.
 
 A hint does not hold its game while the bot thinks: :meth:`GameStore.hint_job` takes the
 question under the game's lock and its ``run()`` answers without it.
@@ -18,6 +25,9 @@ question under the game's lock and its ``run()`` answers without it.
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 import secrets
 import threading
 import time
@@ -25,12 +35,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from redbeard_env.common import shown
-from redbeard_env.records import append_records
 
 from .limits import Limits
-from .session import HUMAN, BotPool, GameSession, HintJob, ReplaySession, parse_new_game
+from .movelog import human_seat, move_log_json
+from .session import HUMAN, BotFailed, BotPool, GameSession, HintJob, ReplaySession, parse_new_game
 
 LOCK_TIMEOUT = 120.0  # seconds a caller waits for a game that is busy with its bots
+RECORDS_KEPT = 4  # rotated records files kept besides the one being written
+log = logging.getLogger("redbeard_web")
 
 
 class UnknownId(KeyError):
@@ -56,7 +68,8 @@ class GameStore:
     def __init__(self, bots: BotPool | None = None, max_games: int = 500, idle_seconds: float = 3600.0,
                  finished_seconds: float = 900.0, records_path: "str | Path | None" = None,
                  clock: Callable[[], float] = time.monotonic, app: str = "redbeard-web",
-                 replay_memory: int = Limits.replay_memory, lock_seconds: float = LOCK_TIMEOUT):
+                 replay_memory: int = Limits.replay_memory, lock_seconds: float = LOCK_TIMEOUT,
+                 records_size: int = Limits.records_size, log_size: int = Limits.log_size):
         if max_games < 1:
             raise ValueError(f"max_games must be >= 1, got {max_games}")
         self.bots = BotPool() if bots is None else bots
@@ -68,6 +81,8 @@ class GameStore:
         self.app = app
         self.replay_memory = replay_memory
         self.lock_seconds = lock_seconds
+        self.records_size = records_size
+        self.log_size = log_size
         self._entries: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._file_lock = threading.Lock()
@@ -121,7 +136,10 @@ class GameStore:
         session = GameSession(key, opts["rules"], opts["players"], opts["seat"], opts["agents"], opts["seed"],
                               self.bots, clock=self.clock, app=self.app)
         with self.locked(session):
-            session.run_bots()  # a bot failing on its first moves: the game is not stored
+            try:
+                session.run_bots()  # a bot failing on its first moves: the game is not stored
+            except BotFailed as exc:
+                raise BotFailed(f"{exc}; no game was made: choose other bots") from exc.__cause__
             self._insert(key, session)
             self._save_if_finished(session)
             return session.view()
@@ -159,11 +177,13 @@ class GameStore:
             return session.view()
 
     def act(self, game_id: str, action: Any) -> dict:
+        """The human's action, the bots' replies, the new view; the game as it was if any
+        of it fails (see the module docstring)."""
         session = self.session(game_id)
         with self.locked(session):
-            session.act(action)
+            view = session.act(action, view=True)
             self._save_if_finished(session)
-            return session.view()
+            return view
 
     def hint(self, game_id: str, spec: Any) -> dict:
         return self.hint_job(game_id, spec).run()
@@ -182,9 +202,37 @@ class GameStore:
     def _save_if_finished(self, session: GameSession) -> None:
         if self.records_path is None or not session.finished or session.saved:
             return
-        with self._file_lock:
-            append_records(self.records_path, [session.record()])
+        line = (json.dumps(session.record(), separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+        try:
+            with self._file_lock:
+                self._rotate_records(len(line))
+                with open(self.records_path, "ab") as f:
+                    f.write(line)
+        except OSError as exc:  # a full disk: the game is played all the same
+            log.error("could not write the record of game %s to %s: %s", session.id, self.records_path, exc)
+            return
         session.saved = True
+
+    def _rotate_records(self, adding: int) -> None:
+        """Rotate the records file if ``adding`` bytes would take it beyond ``records_size``
+        (file lock held; see the module docstring)."""
+        path = self.records_path
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return
+        if size == 0 or size + adding <= self.records_size:
+            return
+        def old(i: int) -> Path:
+            return path.with_name(f"{path.name}.{i}")
+
+        for i in range(RECORDS_KEPT, 0, -1):
+            if old(i).exists():
+                if i == RECORDS_KEPT:
+                    old(i).unlink()
+                else:
+                    os.replace(old(i), old(i + 1))
+        os.replace(path, old(1))
 
     # ------------------------------------------------------------ replays
     def open_replay(self, record: Any) -> dict:
@@ -201,19 +249,34 @@ class GameStore:
             self._entries[key] = replay
         return frame
 
-    def _replay_room(self, cost: int) -> None:
-        """Drop the least recently used replays until ``cost`` more bytes fit (lock held)."""
+    def _replay_room(self, cost: int, keep: str | None = None) -> None:
+        """Drop the least recently used replays (never ``keep``) until ``cost`` more bytes
+        fit (lock held)."""
         replays = sorted((e.touched, k) for k, e in self._entries.items() if isinstance(e, ReplaySession))
         used = sum(self._entries[k].cost for _, k in replays)
         for _, k in replays:
             if used + cost <= self.replay_memory:
                 break
-            used -= self._entries.pop(k).cost
+            if k != keep:
+                used -= self._entries.pop(k).cost
 
     def replay_bytes(self) -> int:
         """The estimated memory of the open replays."""
         with self._lock:
             return sum(e.cost for e in self._entries.values() if isinstance(e, ReplaySession))
+
+    def replay_log(self, replay_id: str) -> bytes:
+        """The replay's move log as JSON (:func:`~redbeard_web.movelog.move_log_json`, at
+        most ``log_size`` bytes), made once and kept with the replay: its memory counts
+        among the replays' (older replays are dropped to make room)."""
+        replay = self.replay(replay_id)
+        with self.locked(replay):
+            if replay.log is None:
+                replay.log = move_log_json(replay.record, human_seat(replay.record), self.log_size)
+                with self._lock:
+                    replay.cost += len(replay.log)
+                    self._replay_room(0, keep=replay_id)
+            return replay.log
 
     def replay_frame(self, replay_id: str, step: int) -> dict:
         replay = self.replay(replay_id)

@@ -210,8 +210,9 @@ def test_a_long_hint_holds_neither_its_game_nor_others(gated):
     """While a hint thinks for long, 60 GETs of its own game and a GET of another game all
     answer at once (they used to wait: 60 GETs took every worker thread, and a GET of
     another game waited 28 s)."""
-    app = create_app(GameStore(BotPool()))
-    with LiveServer(app) as live, httpx.Client(base_url=live.url, timeout=30) as c:
+    limits = Limits(connections_per_address=100)  # 60 clients at once, all from 127.0.0.1
+    app = create_app(GameStore(BotPool()), limits=limits)
+    with LiveServer(app, limits) as live, httpx.Client(base_url=live.url, timeout=30) as c:
         a = c.post("/api/games", json={"seed": 4}).json()
         b = c.post("/api/games", json={"seed": 7}).json()
         hint = threading.Thread(target=lambda: httpx.get(f"{live.url}/api/games/{a['id']}/hint?bot=test_gated",
@@ -232,7 +233,7 @@ def test_requests_for_a_busy_game_wait_without_threads_and_time_out(gated):
     loop, not in worker threads (they used to take every worker thread, so that a GET of
     another game waited 28 s), and get a 503 with Retry-After after ``lock_seconds``;
     meanwhile game B is served."""
-    limits = Limits(lock_seconds=10)
+    limits = Limits(lock_seconds=10, connections_per_address=100)  # 60 waiting clients, all from 127.0.0.1
     app = create_app(GameStore(BotPool()), limits=limits)
     with LiveServer(app, limits) as live, httpx.Client(base_url=live.url, timeout=30) as c:
         a = c.post("/api/games", json={"seed": 4, "opponents": "test_gated"}).json()  # the human moves first
