@@ -21,6 +21,7 @@ from typing import Any, Callable
 from redbeard_env.registry import game_named, registered_games
 
 from .levels import levels_of
+from .review import default_bot
 from .session import HUMAN, GameSession, views_of
 
 
@@ -53,7 +54,7 @@ def status() -> dict:
 def hint_specs(game: str) -> list[str]:
     """The bots the page asks for hints and reviews in ``game`` (they think apart from the
     bots playing: the pool's role "hint")."""
-    return ["heuristic", getattr(views_of(game_named(game)), "REVIEW_BOT", "heuristic")]
+    return ["heuristic", default_bot(game, getattr(views_of(game_named(game)), "REVIEW_BOT", "heuristic"))]
 
 
 def warm_up_specs() -> list[tuple[str, str]]:

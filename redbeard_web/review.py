@@ -1,5 +1,7 @@
 """Review your play: each of your decisions where a strong bot would have chosen otherwise,
 with both actions and what the difference is worth in the bot's own terms, dearest first.
+The bot asked by default is :func:`default_bot`: the strongest of the game's levels
+(:mod:`redbeard_web.levels`) that values actions.
 
     GET /api/games/{id}/review?bot=<spec>
     -> {"bot", "units", "reviewed", "decisions", "rounds", "finished",
@@ -15,8 +17,11 @@ state. The bot must value every legal action (``action_values``) in units it nam
 (``nan``) is not reviewed. While the game runs only the decisions of finished rounds are
 reviewed ("after a round"); once it is over, all of them.
 
-``cost`` = the bot's value of its own choice minus its value of yours (>= 0). Results are
-cached per (game, bot, moves so far).
+``cost`` = the bot's value of its own choice minus its value of yours (>= 0), both values
+rounded to what a player can tell apart (:data:`PRECISION`: a tenth of a point, a tenth of a
+per cent of win probability), so the cost is exactly the difference of the values shown; a
+decision whose rounded cost is 0 is a tie and not listed. Results are cached per (game,
+bot, moves so far).
 """
 
 from __future__ import annotations
@@ -26,18 +31,40 @@ from typing import Any
 
 import numpy as np
 
+from agents.registry import parse_spec, resolve
 from redbeard_env.records import FORMAT, VERSION, rules_dict
 
 from .bots import check_bot_spec
+from .levels import levels_of
 
 UNITS = ("points", "win probability")
-MIN_COST = 0.005  # smaller differences are ties (the page shows two decimals)
+#: decimals kept of values and costs, per unit: finer differences are noise to a player
+PRECISION = {"points": 1, "win probability": 3}
 MAX_CACHE = 4  # reviews kept per session
 CHUNK = 4  # decisions valued at a time between looks at the clock
 
 
 class NoValues(ValueError):
     """The bot gives no values in a unit the review can show."""
+
+
+def values_actions(spec: str, game: str) -> bool:
+    """Whether bot ``spec`` of ``game`` values every action in a unit the review shows
+    (asked of its class: nothing is built)."""
+    try:
+        factory, _ = resolve(parse_spec(spec).name, game)
+    except ValueError:
+        return False
+    return callable(getattr(factory, "action_values", None)) and getattr(factory, "value_units", None) in UNITS
+
+
+def default_bot(game: str, fallback: str = "heuristic") -> str:
+    """The bot a review asks unless told: the strongest level of ``game`` whose bot values
+    actions; without one, ``fallback`` (the game's views' ``REVIEW_BOT``)."""
+    for level in reversed(levels_of(game)["levels"]):
+        if values_actions(level["bot"], game):
+            return level["bot"]
+    return fallback
 
 
 def record_so_far(recorder: Any) -> dict:
@@ -108,8 +135,9 @@ def bot_values(bot: Any, spec: str, rows: list[dict], default: str = "heuristic"
     out = []
     for i in range(0, len(rows), CHUNK):
         if deadline is not None and time.monotonic() > deadline:
+            cheaper = f", e.g. {default}" if default != spec else ""
             raise TimeUp(f"the review by {spec!r} took too long ({i} of {len(rows)} decisions valued); "
-                         f"ask a cheaper bot, e.g. {default}")
+                         f"try again later or ask a cheaper bot{cheaper}")
         part = rows[i:i + CHUNK]
         out.append(np.asarray(bot.action_values(np.stack([r["obs"] for r in part]),
                                                 np.stack([r["mask"] for r in part])), dtype=float))
@@ -122,7 +150,7 @@ class ReviewJob:
     like a hint (the bot is a hint bot of the pool, never one playing in a game)."""
 
     def __init__(self, session: Any, spec: Any = None):
-        self.default = getattr(session.views, "REVIEW_BOT", "heuristic")
+        self.default = default_bot(session.info.name, getattr(session.views, "REVIEW_BOT", "heuristic"))
         check = getattr(session.bots, "check", None)
         spec = self.default if spec is None else spec
         self.spec = check(spec, session.info.name) if check else check_bot_spec(spec, session.info.name)
@@ -155,25 +183,26 @@ class ReviewJob:
 
 def summary(rows: list[dict], values: np.ndarray, units: str) -> dict:
     """The entries where the bot would have chosen otherwise, dearest first, and their sum."""
+    digits = PRECISION[units]
     entries = []
     for r, v in zip(rows, values):
         legal = sorted(r["names"])
-        vals = {a: float(v[a]) for a in legal if np.isfinite(v[a])}
+        vals = {a: round(float(v[a]), digits) for a in legal if np.isfinite(v[a])}
         if r["chosen"] not in vals or len(vals) < 2:
             continue  # a decision the bot leaves to others (no values)
         best = max(vals, key=lambda a: (vals[a], a == r["chosen"]))
-        cost = vals[best] - vals[r["chosen"]]
-        if best == r["chosen"] or cost <= MIN_COST:
-            continue
+        cost = round(vals[best] - vals[r["chosen"]], digits)
+        if best == r["chosen"] or cost <= 0:
+            continue  # the same to the shown precision: a tie
         entries.append({"move": r["move"], "chosen": r["names"][r["chosen"]], "suggested": r["names"][best],
-                        "cost": round(cost, 3), "units": units, "round": r["round"], "question": r["question"],
+                        "cost": cost, "units": units, "round": r["round"], "question": r["question"],
                         "hand": r["hand"], "trick": r["trick"],
-                        "values": {r["names"][a]: round(x, 3) for a, x in sorted(vals.items(), key=lambda t: -t[1])}})
+                        "values": {r["names"][a]: x for a, x in sorted(vals.items(), key=lambda t: -t[1])}})
     entries.sort(key=lambda e: (-e["cost"], e["move"]))
-    return {"units": units, "entries": entries, "total_cost": round(sum(e["cost"] for e in entries), 3)}
+    return {"units": units, "entries": entries, "total_cost": round(sum(e["cost"] for e in entries), digits)}
 
 
 def review(session: Any, spec: Any = None, seconds: float | None = None) -> dict:
-    """The review of the session's game by bot ``spec`` (default: the game's views'
-    ``REVIEW_BOT``, else ``heuristic``); see the module docstring."""
+    """The review of the session's game by bot ``spec`` (default: :func:`default_bot`); see
+    the module docstring."""
     return ReviewJob(session, spec).run(seconds)

@@ -180,11 +180,23 @@ def test_the_review_ranks_your_decisions_by_cost(client, game):
     assert rev["finished"] and rev["entries"] and rev["units"] in ("points", "win probability")
     costs = [e["cost"] for e in rev["entries"]]
     assert costs == sorted(costs, reverse=True) and all(c > 0 for c in costs)
+    digits = 1 if rev["units"] == "points" else 3  # rounded to what a player tells apart
+    assert all(round(c, digits) == c for c in costs + [rev["total_cost"]]), costs
     for e in rev["entries"]:
         seat, name = record["actions"][e["move"]]
         assert seat == end["your_seat"] and name == e["chosen"] != e["suggested"]
         assert e["units"] == rev["units"]
         assert e["values"][e["suggested"]] - e["values"][e["chosen"]] == pytest.approx(e["cost"], abs=2e-3)
+
+
+def test_the_review_asks_the_strongest_level_bot_that_values_moves():
+    from redbeard_web.review import default_bot, values_actions
+
+    for game in GAMES:
+        bots = [lv["bot"] for lv in L.levels_of(game)["levels"]]
+        chosen = default_bot(game)
+        assert chosen in bots and values_actions(chosen, game), (game, chosen)
+        assert not any(values_actions(b, game) for b in bots[bots.index(chosen) + 1:]), (game, bots)
 
 
 def test_the_review_sees_only_your_observation_then(bots):

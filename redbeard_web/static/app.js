@@ -19,6 +19,11 @@ const state = {
   record: null,       // the finished game's record, once fetched
   lastBody: null,     // the last new-game request (for "Play again")
   focus: 0,           // the hand card the arrow keys are on
+  roundTricks: [],    // the tricks of the round on the table: [{cards, winner}]
+  lastRound: null,    // the last round's result (its round_end effect)
+  roundHold: null,    // while the bots wait for a round's result to be read: ends the wait
+  hint: null,         // the hint shown: {action, actions (moves so far)}
+  want: {},           // form choices to apply once the game's lists are filled: {players, seat, level}
 };
 
 const $ = (id) => document.getElementById(id);
@@ -126,7 +131,20 @@ function fillOptions(opts) {
     }
     select.append(group);
   }
+  const names = opts.games.map((g) => {
+    const sheets = Object.keys(g.presets).length;
+    return sheets > 1 ? `${g.title} with ${sheets} rule sheets` : g.title;
+  });
+  $("intro-games").textContent = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}` : names.join("");
+  document.title = `${opts.games.map((g) => g.title).join(", ")} — play against the bots`;
+  const saved = savedSettings();
+  if (saved.game && [...select.options].some((o) => o.value === saved.game)) select.value = saved.game;
+  state.want = { players: saved.players, seat: saved.seat, level: saved.level };
   selectGame(true);
+  if (saved.game === select.value) {
+    if (saved.opponents) $("opt-opponents").value = saved.opponents;
+    if (saved.overrides) $("opt-overrides").value = saved.overrides;
+  }
 }
 
 // The form follows the chosen game: players range, seats, its bots and levels, the intro.
@@ -139,7 +157,10 @@ function selectGame(force = false) {
   const players = $("opt-players");
   const keep = Number(players.value);
   players.replaceChildren();
-  const chosen = keep >= g.players[0] && keep <= g.players[1] && !force ? keep : g.default_players;
+  const wanted = Number(state.want.players);
+  delete state.want.players;
+  const fits = (n) => n >= g.players[0] && n <= g.players[1];
+  const chosen = fits(wanted) ? wanted : fits(keep) && !force ? keep : g.default_players;
   for (let n = g.players[0]; n <= g.players[1]; n++) {
     players.append(el("option", { value: n, text: n, selected: n === chosen }));
   }
@@ -163,7 +184,8 @@ async function loadLevels(game, preset) {
   } catch (e) { state.levels[key] = { levels: [] }; }
   if ($("opt-game").value !== key) return;
   const select = $("opt-level");
-  const keep = select.value;
+  const keep = state.want.level || select.value;
+  delete state.want.level;
   select.replaceChildren();
   const levels = state.levels[key].levels;
   levels.forEach((lv, i) => {
@@ -180,10 +202,48 @@ async function loadLevels(game, preset) {
 
 function fillSeats() {
   const seat = $("opt-seat");
-  const keep = seat.value;
+  const keep = state.want.seat !== undefined ? String(state.want.seat) : seat.value;
+  delete state.want.seat;
   seat.replaceChildren();
   const n = Number($("opt-players").value);
   for (let s = 0; s < n; s++) seat.append(el("option", { value: s, text: s, selected: String(s) === keep }));
+}
+
+// ------------------------------------------------------------------ remembered settings
+// The form's choices (game, level, players, seat, custom bots, rule changes) and the bot speed
+// are kept in the browser, so a reload or the next visit starts from them; a resumed game
+// puts its own settings in the form, and New game then uses what the form shows.
+const SAVED = "redbeard.table.settings";
+
+function savedSettings() {
+  try { return JSON.parse(localStorage.getItem(SAVED)) || {}; } catch (e) { return {}; }
+}
+
+function saveSettings(choices = {}) {
+  const level = $("opt-level").selectedOptions[0];
+  const out = Object.assign({ game: $("opt-game").value, level: level ? level.dataset.level || level.value : undefined,
+    players: $("opt-players").value, seat: $("opt-seat").value, opponents: $("opt-opponents").value,
+    overrides: $("opt-overrides").value, delay: $("opt-delay").value }, choices);
+  try { localStorage.setItem(SAVED, JSON.stringify(out)); } catch (e) { /* no storage: nothing is kept */ }
+}
+
+// The form shows a game's settings (a new-game request, e.g. of a resumed game).
+function showSettingsOf(body) {
+  const choice = `${body.game}:${body.rules}`;
+  if ([...$("opt-game").options].some((o) => o.value === choice)) $("opt-game").value = choice;
+  const opponents = [].concat(body.opponents);
+  const level = opponents.every((o) => o === opponents[0]) ? opponents[0] : "custom";
+  state.want = { players: body.players, seat: body.seat, level };
+  selectGame();
+  $("opt-opponents").value = opponents[0];
+  $("opt-overrides").value = overridesText(body.overrides || {});
+  const known = ((state.levels[$("opt-game").value] || {}).levels || []).find((lv) => lv.bot === level);
+  saveSettings({ level: known ? known.name : level });
+}
+
+// {start_score: 6, hand_sizes: [3, 2, 1]} -> "start_score=6 hand_sizes=3,2,1"
+function overridesText(overrides) {
+  return Object.entries(overrides).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(",") : v}`).join(" ");
 }
 
 // "start_score=6 leader=trick_winner hand_sizes=3,2,1" -> an object of Rules fields.
@@ -235,6 +295,7 @@ async function newGame(event) {
     showError(e.message);
     return;
   }
+  saveSettings();
   if (state.view && !state.view.finished) {
     state.confirmed = body;
     $("confirm-box").hidden = false;
@@ -268,6 +329,9 @@ async function startGame(body) {
 function resetGamePanels() {
   for (const id of ["log", "hint", "review", "round-tricks", "stakes"]) $(id).replaceChildren();
   $("round-result").hidden = true;
+  state.roundTricks = [];
+  state.hint = null;
+  setRoundBanner(null);
 }
 
 function showMode(mode) {
@@ -301,11 +365,7 @@ async function resume(id) {
     const view = await api("GET", `/api/games/${id}`);
     const log = await api("GET", `/api/games/${id}/log`);
     state.lastBody = bodyOfView(view);
-    const choice = `${view.game}:${state.lastBody.rules}`;
-    if ([...$("opt-game").options].some((o) => o.value === choice)) {  // the form shows the game's sheet
-      $("opt-game").value = choice;
-      selectGame();
-    }
+    showSettingsOf(state.lastBody);  // the form shows the game's sheet, bots, players and rule changes
     resetGamePanels();
     for (const entry of log.entries.slice(0, log.entries.length - view.events.length)) logEntry(entry, view.your_seat);
     await show(view);
@@ -337,6 +397,7 @@ async function act(action) {
   if (state.busy || !state.view || !state.view.legal.includes(action)) return;
   state.busy = true;
   state.showLast = false;
+  state.hint = null;
   showError("");
   $("hint").replaceChildren();
   $("round-result").hidden = true;
@@ -351,7 +412,14 @@ async function act(action) {
   }
 }
 
-// Show the moves since the last view one by one, then the view itself.
+// How long the bots wait, at most, for the player to read a round's result (ms).
+function roundWait() {
+  return Math.max(4000, 8 * state.delay);
+}
+
+// Show the moves since the last view one by one, then the view itself. At a round's end the
+// bots wait while its result is read (see showRoundResult), so it never covers the next
+// round; the game's last round is told in the game-over box instead.
 async function show(view) {
   state.busy = true;
   const you = view.your_seat;
@@ -368,16 +436,29 @@ async function show(view) {
   let previous = null;
   for (const ev of view.events) {
     logEvent(ev, you);
+    for (const e of ev.effects) if (e.type === "trick") state.roundTricks.push({ cards: e.cards, winner: e.winner });
     const end = ev.effects.find((e) => e.type === "round_end");
-    if (end) showRoundResult(end, you);
-    if (state.skip) continue;
-    const mine = ev.seat === you;
-    const trick = ev.effects.find((e) => e.type === "trick");
-    renderTable(ev.table, view, ev, previous);
-    renderHand(ev.table.your_hand, [], view);
-    previous = ev.table;
-    if (state.delay > 0 && !mine) await pause(trick ? state.delay * 2 : state.delay);
-    else if (state.delay > 0 && trick) await pause(state.delay * 1.5);
+    const dealt = ev.effects.some((e) => e.type === "deal" || e.type === "round_end");  // tricks start afresh
+    if (end) setRoundBanner(end);
+    const last = view.finished && ev === view.events[view.events.length - 1];  // the game-over box tells it
+    if (!state.skip) {
+      const mine = ev.seat === you;
+      const trick = ev.effects.some((e) => e.type === "trick");
+      renderTable(ev.table, view, ev, previous);
+      renderHand(ev.table.your_hand, [], view);
+      renderRoundTricks(state.roundTricks, view.game, you);
+      previous = ev.table;
+      if (end && !last && state.delay > 0) {
+        await showRoundResult(end, roundWait());
+        if (dealt) state.roundTricks = [];
+        renderRoundTricks(state.roundTricks, view.game, you);
+        $("round-result").hidden = true;  // with the table on the new round
+        continue;
+      }
+      if (state.delay > 0 && !mine) await pause(trick ? state.delay * 2 : state.delay);
+      else if (state.delay > 0 && trick) await pause(state.delay * 1.5);
+    }
+    if (dealt) state.roundTricks = [];
   }
   $("skip").hidden = true;
   state.view = view;
@@ -390,7 +471,8 @@ function render(view, previous = null) {
   renderControls();
   renderSheet(view.sheet_view, $("sheet"));
   renderChart(view.sheet_view, $("chart"), view.your_seat);
-  renderRoundTricks(view);
+  state.roundTricks = (view.round_tricks || []).slice();
+  renderRoundTricks(state.roundTricks, view.game, view.your_seat);
   const seen = $("seen");
   seen.replaceChildren();
   for (const note of view.card_notes || []) {
@@ -414,6 +496,7 @@ function onKey(e) {
   }
   const view = state.view;
   if ($("game").hidden || !view) return;
+  if (state.roundHold && ["Enter", "Escape", " "].includes(e.key)) { state.roundHold(); e.preventDefault(); return; }
   if (e.key === "Escape") { closeDialogs(); return; }
   const key = e.key.toLowerCase();
   if (key === "h") { hint(); e.preventDefault(); return; }
@@ -440,19 +523,22 @@ function onKey(e) {
 function closeDialogs() {
   $("confirm-box").hidden = true;
   $("rules-box").hidden = true;
+  $("round-result").hidden = true;
 }
 
 // ------------------------------------------------------------------ start
 function init() {
   const params = new URLSearchParams(location.search);
   const sel = $("opt-delay");
-  if (params.has("delay")) {
-    const d = String(Math.max(0, Number(params.get("delay")) || 0));
+  const savedDelay = savedSettings().delay;
+  if (params.has("delay") || savedDelay !== undefined) {
+    const d = String(Math.max(0, Number(params.has("delay") ? params.get("delay") : savedDelay) || 0));
     if (![...sel.options].some((o) => o.value === d)) sel.append(el("option", { value: d, text: d + " ms" }));
     sel.value = d;
   }
   state.delay = Number(sel.value);
   sel.addEventListener("change", () => { state.delay = Number(sel.value); });
+  for (const form of [$("new-game-form"), $("settings")]) form.addEventListener("change", () => saveSettings());
   $("opt-game").addEventListener("change", () => selectGame());
   $("opt-players").addEventListener("change", fillSeats);
   $("opt-opponents").addEventListener("input", () => { $("opt-level").value = "custom"; });
@@ -469,6 +555,8 @@ function init() {
   });
   $("close-game-over").addEventListener("click", () => { $("game-over").classList.toggle("mini"); });
   $("skip").addEventListener("click", () => { state.skip = true; });
+  $("round-banner").addEventListener("click", () => { if (state.lastRound && !state.roundHold) showRoundResult(state.lastRound); });
+  window.addEventListener("resize", () => { if (!$("game").hidden) layoutOval(); });
   document.addEventListener("keydown", onKey);
   initPanels();
   waitUntilReady();

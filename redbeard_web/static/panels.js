@@ -4,27 +4,58 @@
 "use strict";
 
 // ------------------------------------------------------------------ hint
+// A difference of two values in the units a player counts in.
+function unitText(x, units) {
+  if (units === "win probability") return `${(100 * x).toFixed(1)} % win chance`;
+  const r = Math.round(x * 10) / 10;
+  return `${r.toFixed(1)} point${r === 1 ? "" : "s"}`;
+}
+
+// How a move compares with the bot's choice, by the bot's own values (expected points this
+// round; a trained policy: how often it plays the move).
+function hintValueText(v, chosen, kind) {
+  if (kind === "probability") return v < 0.005 ? "< 1 %" : `${Math.round(100 * v)} %`;
+  const d = Math.round((chosen - v) * 10) / 10;
+  if (d === 0) return "as good";
+  return `${unitText(Math.abs(d), "points")} ${d > 0 ? "worse" : "better"}`;
+}
+
+// The hinted move marked on the table (its card or button), until the next move.
+function markHint() {
+  for (const node of document.querySelectorAll(".hinted")) node.classList.remove("hinted");
+  const h = state.hint, view = state.view;
+  if (!h || !view || h.actions !== view.actions || !view.legal.includes(h.action)) return;
+  for (const node of document.querySelectorAll("#hand [data-action], #actions [data-action]")) {
+    if (node.dataset.action === h.action) node.classList.add("hinted");
+  }
+}
+
 async function hint() {
   if (state.busy || !state.view || !state.view.legal.length) return;
   const box = $("hint");
-  const game = state.view.game;
+  const view = state.view;
+  const game = view.game;
   box.textContent = "thinking …";
   try {
     const bot = $("hint-bot").value.trim() || "heuristic";
-    const h = await api("GET", `/api/games/${state.view.id}/hint?bot=${encodeURIComponent(bot)}`);
+    const h = await api("GET", `/api/games/${view.id}/hint?bot=${encodeURIComponent(bot)}`);
+    if (state.view !== view) return;  // a move was made meanwhile
+    state.hint = { action: h.action, actions: view.actions };
+    markHint();
     box.replaceChildren(el("div", {}, el("b", { text: h.bot }), " would choose ",
-      el("b", { "data-hint": h.action, text: actionLabel(h.action, game) })));
+      el("b", { "data-hint": h.action, text: actionLabel(h.action, game) }), " (marked on the table)"));
     if (h.values) {
       const rows = Object.entries(h.values).sort((a, b) => b[1] - a[1]);
       const prob = h.kind === "probability";
-      const head = el("th", { text: prob ? "probability" : "value",
-        title: prob ? "how likely the policy is to play each move"
-          : "the bot's own value of each move, higher is better (a bot that counts points: the expected points " +
-            "of the round, 0 being the target)" });
+      const chosen = h.values[h.action];
+      const head = el("th", { text: prob ? "how often it plays it" : "compared with its choice",
+        title: prob ? "how likely the trained policy is to play each move"
+          : "each move's expected points this round by the bot's own reckoning, against the move it chose" });
       const t = el("table", { class: "values" }, el("tr", {}, el("th", { text: "move" }), head));
       for (const [name, v] of rows) {
-        t.append(el("tr", { class: name === h.action ? "best" : "" }, el("td", { text: actionLabel(name, game) }),
-          el("td", { text: prob ? (100 * v).toFixed(1) + " %" : v.toFixed(2) })));
+        t.append(el("tr", { class: name === h.action ? "best" : "", "data-value": v },
+          el("td", { text: actionLabel(name, game) }),
+          el("td", { class: "value", text: name === h.action && !prob ? "its choice" : hintValueText(v, chosen, h.kind) })));
       }
       box.append(t);
     } else {
@@ -36,33 +67,52 @@ async function hint() {
 }
 
 // ------------------------------------------------------------------ review
+// The level a bot plays at in the game on the page ("pimc" -> "Strong"), if any.
+function levelOf(bot) {
+  const [game, preset] = $("opt-game").value.split(":");
+  const key = `${state.view ? state.view.game : game}:${preset}`;
+  const found = ((state.levels[key] || {}).levels || []).find((lv) => lv.bot === bot);
+  return found ? found.name : null;
+}
+
 async function review() {
   if (!state.view) return;
   const box = $("review");
   const game = state.view.game;
   $("review-box").open = true;
   box.textContent = "reviewing …";
+  bringReviewIntoView();
   try {
     const bot = $("review-bot").value.trim();
     const r = await api("GET", `/api/games/${state.view.id}/review` + (bot ? `?bot=${encodeURIComponent(bot)}` : ""));
+    const level = levelOf(r.bot);
     box.replaceChildren(el("p", { class: "small" },
-      `${r.bot} looked at ${r.reviewed} of your decisions` + (r.finished ? "" : ` (the ${r.rounds} finished round${r.rounds === 1 ? "" : "s"})`)
-      + `: ${r.entries.length} where it would have chosen otherwise` + (r.entries.length ? `, costing ${r.total_cost} ${r.units} in all.` : ".")));
-    if (!r.entries.length) return;
-    const t = el("table", { class: "review" }, el("tr", {}, el("th", { text: "round" }), el("th", { text: "you" }),
-      el("th", { text: r.bot }), el("th", { text: `cost (${r.units})`,
-        title: `the bot's value of its own choice minus its value of yours, in ${r.units}` })));
-    for (const e of r.entries) {
-      const tip = `${e.question} Your hand: ${e.hand.join(" ")}` + (e.trick.length ? `; on the table: ${e.trick.map((c) => c.card).join(" ")}` : "")
-        + `. Values: ${Object.entries(e.values).map(([a, v]) => `${actionLabel(a, game)} ${v}`).join(", ")}`;
-      t.append(el("tr", { class: "review-entry", "data-move": e.move, "data-cost": e.cost, title: tip },
-        el("td", { text: e.round }), el("td", { text: actionLabel(e.chosen, game) }),
-        el("td", { text: actionLabel(e.suggested, game) }), el("td", { text: e.cost.toFixed(2) })));
+      el("b", { text: r.bot }), level ? ` (the ${level} level's bot)` : "",
+      ` looked at ${r.reviewed} of your decisions` + (r.finished ? "" : ` (the ${r.rounds} finished round${r.rounds === 1 ? "" : "s"})`)
+      + `: ${r.entries.length} where it would have chosen otherwise` + (r.entries.length ? `, costing ${unitText(r.total_cost, r.units)} in all.` : ".")));
+    if (r.entries.length) {
+      const t = el("table", { class: "review" }, el("tr", {}, el("th", { text: "round" }), el("th", { text: "you" }),
+        el("th", { text: r.bot }), el("th", { text: "cost",
+          title: `the bot's value of its own choice minus its value of yours, in ${r.units === "points" ? "expected points" : "win chance"}` })));
+      for (const e of r.entries) {
+        const tip = `${e.question} Your hand: ${e.hand.join(" ")}` + (e.trick.length ? `; on the table: ${e.trick.map((c) => c.card).join(" ")}` : "")
+          + `. Values: ${Object.entries(e.values).map(([a, v]) => `${actionLabel(a, game)} ${v}`).join(", ")}`;
+        t.append(el("tr", { class: "review-entry", "data-move": e.move, "data-cost": e.cost, title: tip },
+          el("td", { text: e.round }), el("td", { text: actionLabel(e.chosen, game) }),
+          el("td", { text: actionLabel(e.suggested, game) }), el("td", { class: "cost", text: unitText(e.cost, r.units) })));
+      }
+      box.append(el("div", { class: "review-list" }, t));
     }
-    box.append(t);
   } catch (e) {
     box.textContent = e.message;
   }
+  bringReviewIntoView();
+}
+
+// The review's answer where the player can read it: in the window (and the side panel),
+// clear of the small game-over box.
+function bringReviewIntoView() {
+  $("review-box").scrollIntoView({ block: "start", behavior: "instant" });
 }
 
 // ------------------------------------------------------------------ rules
@@ -87,7 +137,8 @@ async function showRules() {
   $("rules-title").textContent = title;
   for (const part of page) text.append(el("h3", { text: part.title }), el("p", { text: part.text }));
   box.hidden = false;
-  $("rules-close").focus();
+  box.scrollTop = 0;  // the rules from their start (focus would scroll to the button at the end)
+  $("rules-close").focus({ preventScroll: true });
 }
 
 // ------------------------------------------------------------------ the record
@@ -122,7 +173,7 @@ async function openReplay(record) {
   for (const entry of log.entries) {
     const item = el("li", { "data-step": entry.move + 1, class: entry.seat === log.you ? "mine" : "" },
       el("button", { type: "button", class: "link", title: "go to this move" }, richText(entry.text)));
-    const notes = entry.notes.concat(entry.summary ? [entry.summary] : []);
+    const notes = moveNotes(entry.notes, entry.summary);
     if (notes.length) item.append(el("div", { class: "effects" }, richText(notes.join(" · "))));
     item.querySelector("button").addEventListener("click", () => replayStep(entry.move + 1));
     list.append(item);

@@ -101,6 +101,7 @@ function renderControls() {
   }
   list.hidden = !list.children.length;
   $("hint-button").disabled = state.busy || !view.legal.length;
+  markHint();
 }
 
 // The hand; a card that a legal move is about is a button for that move.
@@ -152,13 +153,13 @@ function seatPanel(p, you, agents, game, opts = {}) {
   } else if (p.seat !== you) {
     for (let i = 0; i < p.hand_size; i++) backs.append(el("span", { class: "back" }));
   }
-  const node = el("div", { class: cls.join(" "), "data-seat": p.seat, style: opts.style || null },
+  const node = el("div", { class: cls.join(" "), "data-seat": p.seat },
     el("div", { class: "name" }, el("b", { text: opts.name || p.name || seatName(p.seat, you) }),
       el("span", { class: "agent", text: agents[p.seat] === "human" ? "" : " " + agents[p.seat] })),
-    el("div", { class: "score", title: "score" + (p.to_act ? " · to act" : ""), text: p.score }),
+    el("div", { class: "mid" }, el("span", { class: "score", title: "score" + (p.to_act ? " · to act" : ""), text: p.score }),
+      el("span", { class: "flags" }, ...flags)),
     el("div", { class: "line" }, el("span", { class: "call", text: p.call_text || "" }),
       el("span", { class: "tricks", title: "tricks taken this round", text: p.tricks ? `tricks ${p.tricks}` : "" })),
-    el("div", { class: "flags" }, ...flags),
     backs,
     opts.moveText ? el("div", { class: "said" }, richText(opts.moveText)) : null);
   return node;
@@ -171,26 +172,26 @@ function renderTable(table, view, ev, previous = null) {
   others.replaceChildren();
   for (let k = 1; k < n; k++) {   // clockwise from your left
     const p = table.players[(you + k) % n];
-    const spot = seatSpot(k, n);
     const moved = ev && ev.seat === p.seat;
-    others.append(seatPanel(p, you, view.agents, view.game, { moved, moveText: moved ? ev.said : null,
-      style: `left:${spot.x}%;top:${spot.y}%` }));
+    others.append(seatPanel(p, you, view.agents, view.game, { moved, moveText: moved ? ev.said : null }));
   }
   const mine = ev && ev.seat === you;
   $("me").replaceChildren(seatPanel(table.players[you], you, view.agents, view.game,
     { moved: mine, moveText: mine ? ev.said : null }));
   $("oval").dataset.players = n;
-  renderTrick(table, you, view.game, n, ev, previous);
+  renderTrick(table, you, view.game, ev);
   setStatus(table.status.join(" · "));
   const last = table.last_trick;
   $("last-trick-button").hidden = !(last && table.trick.length);
+  layoutOval();
+  void previous;
 }
 
-// Each card of the trick before the player who played it; the trick just won stays, its
-// winner marked, until the next card. A card just played flies in from its seat; a won
-// trick is gathered towards its winner.
-function renderTrick(table, you, game, n, ev, previous) {
-  const node = $("trick");
+// Each card of the trick in the order played, its player named under it; the trick just won
+// stays, its winner marked, until the next card. A card just played flies in from its seat
+// and a won trick is gathered towards its winner (the offsets are set by layoutOval).
+function renderTrick(table, you, game, ev) {
+  const node = $("trick-cards");
   const note = $("trick-note");
   node.replaceChildren();
   let cards = table.trick;
@@ -203,70 +204,198 @@ function renderTrick(table, you, game, n, ev, previous) {
   } else {
     note.textContent = table.trick_note || "";
   }
-  const rel = (seat) => (seat - you + n) % n;
   const played = ev ? cardOf(ev.action, cards.map((c) => c.card)) : null;
-  const gather = ev && winner !== null && ev.effects.some((e) => e.type === "trick") ? seatSpot(rel(winner), n) : null;
+  const short = $("oval").clientWidth < 560;  // a phone: the score sheet's short names
+  const who = (seat) => (short && seat !== you ? `P${seat}` : seatName(seat, you));
+  const gather = ev && winner !== null && ev.effects.some((e) => e.type === "trick");
   for (const { seat, card } of cards) {
-    const spot = seatSpot(rel(seat), n);
-    const x = 50 + (spot.x - 50) * 0.42;
-    const y = 50 + (spot.y - 50) * 0.40;
     const cls = ["played"];
     if (winner === seat) cls.push("won");
     if (winner !== null && winner !== seat) cls.push("old");
     if (card === played && seat === ev.seat) cls.push("fresh");
-    let style = `left:${x}%;top:${y}%;--fx:${(spot.x - x) * 3}px;--fy:${(spot.y - y) * 3}px`;
-    if (gather) {
-      cls.push("gathering");
-      style += `;--gx:${(gather.x - x) * 4}px;--gy:${(gather.y - y) * 3}px`;
-    }
-    node.append(el("div", { class: cls.join(" "), style, "data-seat": seat }, cardNode(card, game),
-      el("div", { class: "who", text: seatName(seat, you) })));
+    if (gather) cls.push("gathering");
+    node.append(el("div", { class: cls.join(" "), "data-seat": seat, "data-winner": gather ? winner : null },
+      cardNode(card, game), el("div", { class: "who", title: seatName(seat, you), text: who(seat) })));
   }
-  void previous;
 }
 
-// The round's result, on the table until the player's next move: every score change of the
-// round with its reason.
-function showRoundResult(end, you) {
-  const box = $("round-result");
-  box.replaceChildren(el("div", { class: "title" }, richText(end.headline || end.summary || end.text || "")));
+// The box of an element in the oval's pixels.
+function boxIn(node, origin) {
+  const r = node.getBoundingClientRect();
+  return { l: r.left - origin.left, t: r.top - origin.top, r: r.right - origin.left, b: r.bottom - origin.top };
+}
+
+// The seats and the trick laid out in pixels from the oval's size: every seat inside the
+// oval's box at its place clockwise (you at the bottom), the trick in the largest free
+// rectangle around the middle, its cards made smaller until they fit there.
+function layoutOval() {
+  const oval = $("oval");
+  const W = oval.clientWidth, H = oval.clientHeight;
+  const n = Number(oval.dataset.players);
+  if (!W || !H || !n) return;
+  const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
+  const seats = [...$("others").children];
+  const boxes = [];
+  seats.forEach((node, i) => {
+    const spot = seatSpot(i + 1, n);
+    const w = node.offsetWidth, h = node.offsetHeight;
+    const x = clamp((spot.x / 100) * W - w / 2, 0, W - w), y = clamp((spot.y / 100) * H - h / 2, 0, H - h);
+    node.style.setProperty("left", `${x}px`);
+    node.style.setProperty("top", `${y}px`);
+    boxes.push({ l: x, t: y, r: x + w, b: y + h });
+  });
+  const me = $("me").firstElementChild;
+  if (me) {
+    const w = me.offsetWidth, h = me.offsetHeight;
+    me.style.setProperty("left", `${(W - w) / 2}px`);
+    me.style.setProperty("top", `${H - h}px`);
+    boxes.push({ l: (W - w) / 2, t: H - h, r: (W + w) / 2, b: H });
+  }
+  // the trick's place: of the rectangles around the middle clear of every seat (edges on the
+  // oval's or the seats' edges), the largest where a whole trick of n cards fits in rows at
+  // full size (measured on a card on show), else the largest
+  const cx = W / 2, cy = H / 2, gap = 6;
+  const ls = [gap, ...boxes.map((b) => b.r + gap)].filter((x) => x < cx);
+  const rs = [W - gap, ...boxes.map((b) => b.l - gap)].filter((x) => x > cx);
+  const ts = [gap, ...boxes.map((b) => b.b + gap)].filter((y) => y < cy);
+  const bs = [H - gap, ...boxes.map((b) => b.t - gap)].filter((y) => y > cy);
+  const trick = $("trick");
+  trick.classList.remove("smaller", "smallest");
+  const shown = $("trick-cards").firstElementChild;
+  const rowGap = parseFloat(getComputedStyle($("trick-cards")).rowGap) || 0;
+  const colGap = parseFloat(getComputedStyle($("trick-cards")).columnGap) || 0;
+  const noteH = ($("trick-note").offsetHeight || 16) + 4;
+  const fitsAll = (w, h) => {
+    if (!shown) return true;
+    const perRow = Math.floor((w + colGap) / (shown.offsetWidth + colGap));
+    const rows = perRow > 0 ? Math.ceil(n / perRow) : Infinity;
+    return rows * shown.offsetHeight + (rows - 1) * rowGap + noteH <= h;
+  };
+  let well = { l: cx - 1, t: cy - 1, r: cx + 1, b: cy + 1 }, best = -1;
+  for (const l of ls) for (const r of rs) for (const t of ts) for (const b of bs) {
+    if (boxes.some((s) => s.l < r && s.r > l && s.t < b && s.b > t)) continue;
+    const score = (r - l) * (b - t) + (fitsAll(r - l, b - t) ? W * H : 0);
+    if (score > best) { best = score; well = { l, t, r, b }; }
+  }
+  // centred on the middle of the table where it still holds the trick
+  const centred = { l: Math.max(well.l, 2 * cx - well.r), r: Math.min(well.r, 2 * cx - well.l),
+    t: Math.max(well.t, 2 * cy - well.b), b: Math.min(well.b, 2 * cy - well.t) };
+  if (fitsAll(centred.r - centred.l, centred.b - centred.t)) well = centred;
+  trick.style.setProperty("left", `${well.l}px`);
+  trick.style.setProperty("top", `${well.t}px`);
+  trick.style.setProperty("width", `${Math.max(0, well.r - well.l)}px`);
+  trick.style.setProperty("height", `${Math.max(0, well.b - well.t)}px`);
+  const fits = () => trick.scrollHeight <= trick.clientHeight + 1 && trick.scrollWidth <= trick.clientWidth + 1;
+  if (!fits()) trick.classList.add("smaller");
+  if (!fits()) trick.classList.replace("smaller", "smallest");
+  // where each card flies in from (its seat) and is gathered to (the winner's seat)
+  const origin = oval.getBoundingClientRect();
+  const seatBox = (seat) => {
+    const node = oval.querySelector(`.seat[data-seat="${seat}"]`);
+    return node ? boxIn(node, origin) : null;
+  };
+  for (const card of $("trick-cards").children) {
+    const c = boxIn(card, origin);
+    const from = seatBox(card.dataset.seat);
+    if (from) {
+      card.style.setProperty("--fx", `${(from.l + from.r - c.l - c.r) / 2}px`);
+      card.style.setProperty("--fy", `${(from.t + from.b - c.t - c.b) / 2}px`);
+    }
+    const to = card.dataset.winner !== undefined ? seatBox(card.dataset.winner) : null;
+    if (to) {
+      card.style.setProperty("--gx", `${(to.l + to.r - c.l - c.r) / 2}px`);
+      card.style.setProperty("--gy", `${(to.t + to.b - c.t - c.b) / 2}px`);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ the round's result
+// A finished round's result: its headline and every score change with its reason.
+function roundResultNodes(end) {
+  const nodes = [el("div", { class: "title" }, richText(end.headline || end.summary || end.text || ""))];
   const list = el("ul");
   for (const c of end.changes || []) list.append(el("li", {}, richText(c.text)));
   for (const note of end.notes || []) list.append(el("li", { class: "note" }, richText(note)));
-  if (list.children.length) box.append(list);
-  box.append(el("button", { type: "button", class: "chip", onclick: () => { box.hidden = true; } }, "OK"));
+  if (list.children.length) nodes.push(list);
+  return nodes;
+}
+
+// The last round's result as a chip above the table (it opens the result box).
+function setRoundBanner(end) {
+  const chip = $("round-banner");
+  chip.hidden = !end;
+  chip.textContent = end ? `${end.headline || end.text || "round over"} ▸` : "";
+  state.lastRound = end || null;
+}
+
+// The round's result over the table, the only box there. With ``wait`` (ms) the bots wait
+// for the player: resolves when "Next round" (or Enter) is pressed, or ``wait`` ms have
+// passed without the pointer on the box (a tap on it keeps it open); the caller closes it
+// once the table has moved on. Without: it shows until OK or the player's next move.
+function showRoundResult(end, wait = 0) {
+  const box = $("round-result");
+  box.replaceChildren(...roundResultNodes(end));
+  let done = false, held = false, kept = false, left = wait;
+  const button = el("button", { type: "button", class: "chip next", onclick: (e) => {
+    e.stopPropagation();
+    if (wait) done = true;
+    else box.hidden = true;
+  } }, wait ? "Next round ▸" : "OK");
+  const count = el("span", { class: "muted small countdown" });
+  box.append(el("div", { class: "buttons" }, button, count));
+  box.onpointerenter = () => { held = true; };
+  box.onpointerleave = () => { held = false; };
+  box.onclick = () => { kept = true; };
   box.hidden = false;
-  void you;
+  if (!wait) return Promise.resolve();
+  state.roundHold = () => { done = true; };
+  button.focus({ preventScroll: true });
+  return (async () => {
+    while (!done && !state.skip && left > 0) {
+      count.textContent = kept ? "kept open" : held ? "" : `${Math.ceil(left / 1000)} s`;
+      await new Promise((r) => setTimeout(r, 100));
+      if (!held && !kept) left -= 100;
+    }
+    state.roundHold = null;
+  })();
 }
 
 // ------------------------------------------------------------------ the round's tricks
-function renderRoundTricks(view) {
+function renderRoundTricks(tricks, game, you) {
   const list = $("round-tricks");
   list.replaceChildren();
-  for (const t of view.round_tricks || []) {
-    const item = el("li");
+  for (const t of tricks || []) {
+    const item = el("li", { class: "trick" });
     for (const { seat, card } of t.cards) {
-      item.append(cardNode(card, view.game, { extra: "small" + (seat === t.winner ? " won" : ""),
-        title: `${seatName(seat, view.your_seat)}: ${card}` }));
+      item.append(cardNode(card, game, { extra: "small" + (seat === t.winner ? " won" : ""),
+        title: `${seatName(seat, you)}: ${card}` }));
     }
-    item.append(el("span", { class: "muted", text: ` → ${seatName(t.winner, view.your_seat)}` }));
+    item.append(el("span", { class: "muted", text: ` → ${seatName(t.winner, you)}` }));
     list.append(item);
   }
   if (!list.children.length) list.append(el("li", { class: "muted", text: "no trick yet" }));
 }
 
 // ------------------------------------------------------------------ the log
+// A move's notes and its round's summary, each said once (the summary repeats the round's
+// notes, e.g. who won the game).
+function moveNotes(notes, summary) {
+  const out = notes.filter((n) => n && !(summary && summary.includes(n)));
+  return summary ? out.concat([summary]) : out;
+}
+
 function logEvent(ev, you) {
   const log = $("log");
   const item = el("li", { class: ev.seat === you ? "mine" : "" }, richText(ev.text));
-  const notes = ev.effects.map((e) => (e.type === "round_end" ? e.summary : e.text)).filter(Boolean);
+  const end = ev.effects.find((e) => e.type === "round_end");
+  const notes = moveNotes(ev.effects.filter((e) => e.type !== "round_end").map((e) => e.text), end && end.summary);
   if (notes.length) item.append(el("div", { class: "effects" }, richText(notes.join(" · "))));
   appendLog(log, item);
 }
 
 function logEntry(entry, you) {
   const item = el("li", { class: entry.seat === you ? "mine" : "" }, richText(entry.text));
-  const notes = entry.notes.concat(entry.summary ? [entry.summary] : []);
+  const notes = moveNotes(entry.notes, entry.summary);
   if (notes.length) item.append(el("div", { class: "effects" }, richText(notes.join(" · "))));
   appendLog($("log"), item);
 }
@@ -367,5 +496,10 @@ function showGameOver(view) {
       el("td", { text: seatName(s, you) + (view.agents[s] === "human" ? "" : ` (${view.agents[s]})`) }),
       el("td", { text: view.scores[s] })));
   }
+  const last = $("game-over-round");  // the last round's result: here, not in a second box
+  last.replaceChildren(...(state.lastRound ? roundResultNodes(state.lastRound) : []));
+  last.hidden = !state.lastRound;
+  $("round-result").hidden = true;
+  $("round-banner").hidden = true;
   $("game-over").hidden = false;
 }
