@@ -4,6 +4,8 @@
     redbeard-train --config classic_4p --total-steps 2e6 --num-envs 512
     redbeard-train --resume runs/classic_4p__1__20261129-140000 [--total-steps 8e7]
     redbeard-train --help                                    # every field, its type and default
+    redbeard-train --recipe strong --game oh_hell --players 5 --overrides num_tricks=7 --max-minutes 60 --exp-name oh5
+    redbeard-train --resume runs/oh5                         # a stopped pipeline goes on
 
 The flags are generated from :class:`redbeard_train.config.Config` (tyro): the config
 file gives the defaults, flags override them. A bad value ends the program with one line
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import sys
 from pathlib import Path
@@ -26,7 +29,9 @@ from .config import Config, ConfigError, from_dict, load_config
 DESCRIPTION = """PPO self-play trainer for every registered game (--game).
 
 --config NAME|PATH   configs/<NAME>.yaml or a YAML path: the defaults below (default: classic_4p)
---resume RUN_DIR     continue a run; only --total-steps, --max-minutes and --stop-after may change"""
+--resume RUN_DIR     continue a run; only --total-steps, --max-minutes and --stop-after may change
+                     (or a recipe's pipeline directory: it goes on where it stopped)
+--recipe NAME|PATH   run a chain of stages for a table instead (train.py --recipe strong --help)"""
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Config, str | None]:
@@ -52,8 +57,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str | None]:
 
 def main(argv: list[str] | None = None) -> dict:
     """Parse, train, print the final tournament; bad input exits with status 2. The
-    process-wide settings (OpenMP threads, the allocator) are made here, not in the
-    library."""
+    process-wide settings (OpenMP threads, the allocator, Ctrl-C's handler) are made here,
+    not in the library."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if "--recipe" in args or any(a.startswith("--recipe=") for a in args) or _resumes_pipeline(args):
+        return recipe_main(args)
     try:
         cfg, resume = parse_args(argv)
         os.environ.setdefault("OMP_NUM_THREADS", str(cfg.torch_threads))  # before torch starts its pool
@@ -81,6 +89,122 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"learning curve: {curve}")
     print(f"TensorBoard logs: tensorboard --logdir {Path(out['run_dir']).parent}")
     return out
+
+
+RECIPE_DESCRIPTION = """Run a training recipe (configs/recipes/<NAME>.yaml or a path): its stages one after
+another, at the table given here (it applies to every stage), within --max-minutes in all;
+then the final bot is judged at that table (configs/recipes/README or docs/training.md).
+Ctrl-C ends the running stage after its update with a checkpoint; --resume RUN_DIR goes on.
+The last line printed is `final: <path>`: the bot is ppo:<path>."""
+
+
+def _resumes_pipeline(args: list[str]) -> bool:
+    from .recipe import is_pipeline
+
+    for i, a in enumerate(args):
+        if a == "--resume" and i + 1 < len(args):
+            return is_pipeline(args[i + 1])
+        if a.startswith("--resume="):
+            return is_pipeline(a.split("=", 1)[1])
+    return False
+
+
+def recipe_parser():
+    from .recipe import known_recipes
+
+    def minutes(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError(text)
+        return value
+
+    def count(text: str) -> int:
+        from .config import whole_number
+
+        value = whole_number(text)
+        if value < 0:
+            raise ValueError(text)
+        return value
+
+    minutes.__name__ = "a number of minutes > 0"
+    count.__name__ = "a whole number >= 0"
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str):  # one line, like every other bad value
+            self.exit(2, f"{self.prog}: error: {message}\n")
+
+    p = Parser(prog="train.py", description=RECIPE_DESCRIPTION, allow_abbrev=False,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--recipe", metavar="NAME|PATH", help=f"the recipe; shipped: {', '.join(known_recipes())}")
+    p.add_argument("--resume", metavar="RUN_DIR", help="go on with a stopped pipeline (runs/<exp-name>)")
+    p.add_argument("--game", help="the game (default: the recipe's table)")
+    p.add_argument("--rules", help="the rules preset (default: the recipe's, or the game's default preset)")
+    p.add_argument("--overrides", nargs="*", default=[], metavar="FIELD=VALUE", help="rules fields on top of the preset")
+    p.add_argument("--players", nargs="+", type=int, metavar="N", help="player counts (default: the recipe's table)")
+    p.add_argument("--max-minutes", type=minutes, metavar="M", help="training minutes of the whole chain (default: the recipe's)")
+    p.add_argument("--exp-name", metavar="NAME", help="the pipeline's directory under --run-dir (default: recipe, table and time)")
+    p.add_argument("--run-dir", default="runs", metavar="DIR", help="parent of the pipeline's directory (default: runs)")
+    p.add_argument("--seed", type=count, metavar="S", help="every stage's seed (default: the recipe's)")
+    p.add_argument("--incumbent", metavar="SPEC", help="a bot the result is tested against (sequential test), e.g. ppo:classic_4p")
+    p.add_argument("--judge-games", type=count, metavar="N", help="games of each judge's table (default: the recipe's)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    return p
+
+
+def recipe_main(args: list[str]) -> dict:
+    """``train.py --recipe ...`` and ``--resume <pipeline>``: bad input is one line and exit
+    status 2, before anything trains; the last line printed is ``final: <path>``."""
+    import signal
+
+    from .recipe import Pipeline, load_recipe
+
+    parser = recipe_parser()
+    ns = parser.parse_args(args)
+    try:
+        if ns.resume:
+            given = [a for a in ("recipe", "game", "rules", "players", "max_minutes", "exp_name", "seed", "incumbent",
+                                 "judge_games") if getattr(ns, a) is not None] + (["overrides"] if ns.overrides else [])
+            if given:
+                raise ConfigError(f"--resume goes on with the pipeline as it was started; it takes no --{given[0].replace('_', '-')}")
+            pipeline = Pipeline.load(ns.resume)
+        else:
+            from redbeard_env.common import parse_overrides
+
+            try:
+                overrides = parse_overrides(ns.overrides)
+            except ValueError as exc:
+                raise ConfigError(f"--overrides: {exc}") from None
+            pipeline = Pipeline.create(load_recipe(ns.recipe), exp_name=ns.exp_name, run_dir=ns.run_dir, game=ns.game,
+                                       rules=ns.rules, overrides=overrides, players=ns.players, minutes=ns.max_minutes,
+                                       seed=ns.seed, incumbent=ns.incumbent, judge_games=ns.judge_games)
+    except ConfigError as exc:
+        print(f"train.py: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    os.environ.setdefault("OMP_NUM_THREADS", "2")
+    keep_freed_memory()
+    stopping = {"asked": False}
+
+    def on_interrupt(signum, frame):  # the first Ctrl-C ends the stage after its update; the second at once
+        if stopping["asked"]:
+            raise KeyboardInterrupt
+        stopping["asked"] = True
+        print("\nstopping after this update with a checkpoint (Ctrl-C again to stop at once) ...", file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        state = pipeline.run(quiet=ns.quiet, stop=lambda: stopping["asked"])
+    except ConfigError as exc:
+        print(f"train.py: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if state["status"] != "done":
+        raise SystemExit(130)
+    print(f"TensorBoard logs: tensorboard --logdir {pipeline.root}")
+    print(f"final: {pipeline.root / state['final']}")
+    return state
 
 
 def compare_with_shipped(cfg: Config, results: dict) -> str | None:

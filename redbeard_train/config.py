@@ -29,7 +29,12 @@ RESUME_FIELDS = ("total_steps", "max_minutes", "stop_after", "backend", "ray_add
 
 
 class ConfigError(ValueError):
-    """A config value that is not allowed (the message names field, value and rule)."""
+    """A config value that is not allowed (the message names field, value and rule;
+    ``field`` is the field's name where one field is at fault)."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 def whole_number(text: str) -> int:
@@ -231,7 +236,7 @@ _TYPES = typing.get_type_hints(Config)
 
 # ---------------------------------------------------------------------- checking
 def _fail(name: str, value: Any, allowed: str) -> typing.NoReturn:
-    raise ConfigError(f"config field {name!r} = {value!r}: {allowed}")
+    raise ConfigError(f"config field {name!r} = {value!r}: {allowed}", field=name)
 
 
 def _coerce(name: str, value: Any) -> Any:

@@ -7,7 +7,8 @@ minutes since the run started, as a PNG.
 
 The clock of a point is the wall time of its event minus that of the run's first logged
 update, less the time that update took (so minute 0 is the start of training); it includes
-the evaluations themselves. A resumed run's pause is not subtracted.
+the evaluations themselves. A run from scratch evaluates its untrained policy before its
+first update: that point (step 0) is minute 0. A resumed run's pause is not subtracted.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def read_curve(run_dir: "str | Path") -> dict:
     win, low, high = (acc.Scalars(t) for t in (WIN, WIN + "_ci_low", WIN + "_ci_high"))
     players = _players(acc)
     return {
-        "minutes": [(e.wall_time - start) / 60.0 for e in win],
+        "minutes": [0.0 if e.step == 0 else (e.wall_time - start) / 60.0 for e in win],
         "steps": [e.step for e in win],
         "win": [e.value for e in win],
         "low": [e.value for e in low],

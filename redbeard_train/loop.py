@@ -11,8 +11,10 @@ Prior
 
 Length
     ``total_steps`` environment steps or, with ``max_minutes``, that much wall time
-    (resumes add up), whichever comes first; the learning rate anneals to 0 over the same
-    span, and the run ends with its checkpoint and a final evaluation.
+    (resumes add up), whichever comes first: the minutes become a number of updates once
+    the first updates are timed (:class:`Plan`). The learning rate anneals to 0 over the
+    run, and the run ends with its checkpoint and a final evaluation; a run from scratch
+    also evaluates its untrained policy first (the learning curve's minute 0).
 
 Reward
     ``reward: win`` — the environment's terminal reward (winner +1, others −1/(n−1)).
@@ -33,8 +35,8 @@ Outputs (``runs/<exp_name>__<seed>__<time>/``)
 
 Exact resume
     A run stopped after any update and resumed ends bit-identical to an uninterrupted run
-    (without a ``max_minutes`` budget, which makes the schedule depend on wall time): every
-    random state is in the checkpoint, and nothing between checkpoints draws from the
+    (with a ``max_minutes`` budget: once its length in updates is fixed, see :class:`Plan`):
+    every random state is in the checkpoint, and nothing between checkpoints draws from the
     global torch generator except the training itself (networks built from saved weights
     are made on the meta device: no random initialisation).
 """
@@ -45,7 +47,7 @@ import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import yaml
@@ -83,8 +85,14 @@ def bfloat16_units() -> bool:
     return any(getattr(torch.cpu, name, lambda: False)() for name in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
 
 
-def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) -> dict:
-    """Train (or, with ``resume``, continue) a run; returns its last statistics."""
+def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False,
+          callback: "Callable[[dict], bool] | None" = None) -> dict:
+    """Train (or, with ``resume``, continue) a run; returns its last statistics.
+
+    ``callback(info)`` is called after every update with the run's progress (``run_dir``,
+    ``update``, ``planned_updates``, ``global_step``, ``seconds``, ``sps``, ``win_rate``,
+    ``eval_win``); when it returns True the run ends there with a checkpoint (``stopped``
+    in the result) and ``--resume`` continues it exactly."""
     cfg = check_config(cfg)
     import torch
     from torch.utils.tensorboard import SummaryWriter
@@ -102,31 +110,39 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
     if not resume:
         writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
 
-    num_updates = max(1, cfg.total_steps // (cfg.num_steps * cfg.num_envs * len(cfg.players)))
-    progress = tqdm(total=num_updates, initial=run.counters["update"], desc="train", unit="upd", disable=quiet, dynamic_ncols=True)
+    plan = Plan(cfg, run.counters)
+    progress = tqdm(total=plan.updates, initial=run.counters["update"], desc="train", unit="upd", disable=quiet, dynamic_ncols=True)
     start_time, start_step = time.time(), run.counters["global_step"]
     seconds_before = run.counters["seconds"]  # wall time of earlier invocations of this run
-    budget = 60.0 * cfg.max_minutes
 
-    def done_fraction() -> float:
-        """How much of the run is behind us: steps or wall time, whichever is further."""
-        steps = run.counters["update"] / num_updates
-        return max(steps, (seconds_before + time.time() - start_time) / budget) if budget else steps
+    def seconds() -> float:
+        return seconds_before + time.time() - start_time
 
-    results: dict = {"run_dir": str(run.run_dir)}
+    results: dict = {"run_dir": str(run.run_dir), "stopped": False}
+    if not resume and not cfg.init_from and cfg.eval_every and cfg.eval_games:
+        # a run from scratch first measures its untrained policy: the learning curve's minute 0
+        checkpoints.save_run(run)
+        eval_start = time.time()
+        ev = evaluate_policy(run.run_dir / "policy.pt", cfg, 0, writer)
+        run.counters["eval_seconds"] = time.time() - eval_start
+        if ev:
+            results["eval"] = ev
     updates_this_run = 0
     try:  # the rollout threads end with the run, also when it fails
-        while done_fraction() < 1.0 and not (cfg.stop_after and updates_this_run >= cfg.stop_after):
+        while plan.done_fraction(run.counters["update"]) < 1.0 and not (cfg.stop_after and updates_this_run >= cfg.stop_after):
             updates_this_run += 1
+            done = plan.done_fraction(run.counters["update"])
             if cfg.anneal_lr:
-                run.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - done_fraction())
+                run.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - done)
 
-            distill = distill_weight(cfg, done_fraction())
+            distill = distill_weight(cfg, done)
             batch, returns = collect_rollout(run, teach=distill > 0)
             losses = ppo_update(run, batch, returns, device, distill)
 
             run.counters["update"] += 1
-            run.counters["seconds"] = seconds_before + time.time() - start_time
+            run.counters["seconds"] = seconds()
+            if plan.observe(run.counters, updates_this_run, seconds()):
+                progress.total = plan.updates  # the minutes are now a number of updates
             progress.update(1)
             step = run.counters["global_step"]
             sps = int((step - start_step) / max(time.time() - start_time, 1e-9))
@@ -136,19 +152,97 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False) 
 
             if cfg.snapshot_every and run.counters["update"] % cfg.snapshot_every == 0:
                 run.pool.add_snapshot(run.net.state_dict(), step)
-            last = done_fraction() >= 1.0
-            if last or updates_this_run == cfg.stop_after or (cfg.checkpoint_every and run.counters["update"] % cfg.checkpoint_every == 0):
+            last = plan.done_fraction(run.counters["update"]) >= 1.0
+            stop = bool(callback and callback({
+                "run_dir": str(run.run_dir), "update": run.counters["update"], "planned_updates": plan.updates,
+                "global_step": step, "seconds": run.counters["seconds"], "sps": sps, "win_rate": win_rate,
+                "eval_win": _eval_win(results.get("eval"))})) and not last
+            if last or stop or updates_this_run == cfg.stop_after or (cfg.checkpoint_every and run.counters["update"] % cfg.checkpoint_every == 0):
                 checkpoints.save_run(run)
             if (cfg.eval_every and run.counters["update"] % cfg.eval_every == 0) or last:
                 ev = evaluate_policy(run.run_dir / "policy.pt", cfg, step, writer)
                 if ev:
                     results["eval"] = ev
+            if stop:
+                results["stopped"] = True
+                break
     finally:
         run.workers.close()
     progress.close()
     writer.close()
     results["wall_seconds"] = time.time() - start_time
+    results.update(seconds=run.counters["seconds"], global_step=run.counters["global_step"],
+                   updates=run.counters["update"], planned_updates=plan.updates)
     return results
+
+
+def _eval_win(res: dict | None) -> float | None:
+    if not res:
+        return None
+    spec = next((s for s in res["agents"] if s.startswith("ppo:")), None)
+    return res["agents"][spec]["win_rate"] if spec else None
+
+
+#: updates timed before a time budget becomes a number of updates (after the first, warm-up, one)
+CALIBRATION_UPDATES = 3
+
+
+class Plan:
+    """How many updates a run makes. ``total_steps`` gives a number; ``max_minutes`` is
+    turned into one once the run has timed its first updates (the first of an invocation
+    is warm-up and not timed; an evaluation's measured time is spread over the updates
+    between evaluations), and whichever is smaller is the run's length. The number is
+    kept in the checkpoint's counters, so the learning rate and distillation schedules are
+    functions of the update alone and a resumed run repeats an uninterrupted one bit for
+    bit. A resume with another ``total_steps`` or ``max_minutes`` plans again from the
+    recorded speed."""
+
+    def __init__(self, cfg: Config, counters: dict):
+        self.cfg = cfg
+        self.step_updates = max(1, cfg.total_steps // (cfg.num_steps * cfg.num_envs * len(cfg.players)))
+        self.budget = 60.0 * cfg.max_minutes
+        key = [cfg.total_steps, cfg.max_minutes]
+        planned = counters.get("planned_updates")
+        if not self.budget:
+            self.updates = self.step_updates
+        elif planned is not None and counters.get("plan_for") == key:
+            self.updates = planned
+        elif counters.get("seconds_per_update"):  # a resume with another budget: plan again from the recorded speed
+            self.updates = self._fix(counters, counters["update"], counters["seconds"])
+        else:
+            self.updates = self.step_updates  # until the first updates are timed
+        self._timer: tuple[int, float] | None = None
+
+    def _fix(self, counters: dict, update: int, elapsed: float) -> int:
+        per_update = counters["seconds_per_update"]
+        eval_seconds = counters.get("eval_seconds", 0.0)
+        if self.cfg.eval_every and eval_seconds:
+            per_update += eval_seconds / self.cfg.eval_every
+        left = self.budget - elapsed - eval_seconds  # the final evaluation comes out of the budget too
+        updates = min(self.step_updates, update + max(0, int(left // per_update)))
+        counters["planned_updates"] = max(updates, update)
+        counters["plan_for"] = [self.cfg.total_steps, self.cfg.max_minutes]
+        return counters["planned_updates"]
+
+    def observe(self, counters: dict, updates_this_run: int, elapsed: float) -> bool:
+        """Take an update's end into account; True when the plan has just been fixed."""
+        if not self.budget or counters.get("plan_for") == [self.cfg.total_steps, self.cfg.max_minutes]:
+            return False
+        if updates_this_run == 1:
+            self._timer = (counters["update"], time.time())
+        if elapsed >= self.budget:  # out of time before the speed was known: stop here
+            counters["seconds_per_update"] = counters.get("seconds_per_update") or elapsed / max(counters["update"], 1)
+            self.updates = max(counters["update"], 1)
+            counters["planned_updates"], counters["plan_for"] = self.updates, [self.cfg.total_steps, self.cfg.max_minutes]
+            return True
+        if self._timer is None or counters["update"] - self._timer[0] < CALIBRATION_UPDATES:
+            return False
+        counters["seconds_per_update"] = (time.time() - self._timer[1]) / (counters["update"] - self._timer[0])
+        self.updates = self._fix(counters, counters["update"], elapsed)
+        return True
+
+    def done_fraction(self, update: int) -> float:
+        return min(update / self.updates, 1.0)
 
 
 # ====================================================================== start
@@ -175,6 +269,7 @@ def start_run(cfg: Config, device) -> Run:
         state = {k: v for k, v in init_net.state_dict().items()
                  if init_net.critic_kind == cfg.critic or not k.startswith(("value.", "critic."))}
         net.load_state_dict(state, strict=False)
+        checkpoints.check_policy_outputs(net, cfg, f"config field 'init_from' = {cfg.init_from!r}:")
     optimizer = make_optimizer(net, cfg)
     workers = make_workers(cfg, net)
     run_dir = Path(cfg.run_dir) / f"{cfg.exp_name}__{cfg.seed}__{time.strftime('%Y%m%d-%H%M%S')}"

@@ -6,7 +6,9 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import re
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -197,7 +199,8 @@ def assert_same_run(a_dir: Path, b_dir: Path) -> None:
         for key in ("obs", "mask", "learner", "opponent", "last", "pending"):
             assert torch.equal(wa["arenas"][0][key], wb["arenas"][0][key]), key
         assert torch.equal(wa["generator"], wb["generator"]) and wa["pool_rng"] == wb["pool_rng"]
-    a["counters"].pop("seconds"), b["counters"].pop("seconds")
+    for timing in ("seconds", "eval_seconds", "seconds_per_update"):  # wall-clock measurements, not the run's state
+        a["counters"].pop(timing, None), b["counters"].pop(timing, None)
     assert a["counters"] == b["counters"] and a["recent_wins"] == b["recent_wins"]
 
 
@@ -219,6 +222,49 @@ def test_resume_at_any_update_ends_bit_identical(tmp_path, stop_at):
     def scores(ev):  # per lineup seat, without the run-specific policy path and timings
         return [{k: v for k, v in row.items() if "ms" not in k and "second" not in k} for row in ev["agents"].values()]
     assert scores(straight["eval"]) == scores(resumed["eval"])
+
+
+class FakeClock:
+    """A wall clock for the trainer that moves only when told: ``seconds_per_update`` after
+    every update (through the trainer's callback)."""
+
+    def __init__(self, seconds_per_update: float):
+        self.now, self.step = 1000.0, seconds_per_update
+
+    def time(self) -> float:
+        return self.now
+
+    def tick(self, info: dict) -> bool:
+        self.now += self.step
+        return False
+
+
+def test_a_time_budget_becomes_updates_and_a_resume_keeps_them(tmp_path, monkeypatch):
+    """With max_minutes the run times its first updates and fixes its length in updates (the
+    first of an invocation is warm-up; three are timed): at 10 s an update and a 60 s budget,
+    timed at update 4 after 30 s, 4 + (60 - 30) / 10 = 7 updates. A resume keeps those 7
+    whatever its own clock says, and ends bit-identical to the run that was not stopped."""
+    import redbeard_train.loop as loop
+
+    def run(clock: FakeClock, **changes):
+        monkeypatch.setattr(loop, "time", SimpleNamespace(time=clock.time, strftime=time.strftime))
+        return train.train(smoke_config(tmp_path / changes.pop("where"), **changes), quiet=True, callback=clock.tick)
+
+    budget = dict(total_steps=64 * 16 * 1000, max_minutes=1.0)
+    straight = run(FakeClock(10.0), where="a", **budget)
+    assert straight["updates"] == straight["planned_updates"] == 7
+    first = run(FakeClock(10.0), where="b", stop_after=5, **budget)
+    assert first["updates"] == 5 and first["planned_updates"] == 7
+    slow = FakeClock(100.0)  # ten times slower now: a clock-driven schedule would stop at once
+    monkeypatch.setattr(loop, "time", SimpleNamespace(time=slow.time, strftime=time.strftime))
+    resumed = train.train(dataclasses.replace(load_config_of(first), stop_after=0), first["run_dir"], quiet=True,
+                          callback=slow.tick)
+    assert resumed["updates"] == 7
+    assert_same_run(Path(straight["run_dir"]), Path(resumed["run_dir"]))
+
+
+def load_config_of(result: dict) -> train.Config:
+    return from_dict(load(Path(result["run_dir"]) / "checkpoint.pt")["config"])
 
 
 def test_resume_extends_the_budget_and_refuses_other_changes(tmp_path, capsys):
@@ -354,9 +400,10 @@ def test_the_learning_curve_reads_every_evaluation_of_a_run(tmp_path, capsys):
     cfg = smoke_config(tmp_path, total_steps=64 * 16 * 4, eval_every=2, eval_games=8, players=[3])
     out = train.train(cfg, quiet=True)
     c = curve.read_curve(out["run_dir"])
-    assert c["steps"] == [64 * 16 * 2, 64 * 16 * 4]  # after updates 2 and 4 (the last) of 64 games x 16 steps
+    # the untrained policy, then after updates 2 and 4 (the last) of 64 games x 16 steps
+    assert c["steps"] == [0, 64 * 16 * 2, 64 * 16 * 4]
     assert c["parity"] == pytest.approx(1 / 3)
-    assert 0 < c["minutes"][0] < c["minutes"][1] < 5
+    assert 0 == c["minutes"][0] < c["minutes"][1] < c["minutes"][2] < 5
     assert all(lo <= w <= hi for lo, w, hi in zip(c["low"], c["win"], c["high"]))
     png = tmp_path / "curve.png"
     assert curve.main([out["run_dir"], "--out", str(png)]) == 0
