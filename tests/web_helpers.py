@@ -38,16 +38,16 @@ register("test_gated", GatedBot, overwrite=True)
 
 
 class LiveServer:
-    """The app served by uvicorn (with the project's protocol and ``limits``) in a
-    background thread on 127.0.0.1, a free port."""
+    """The app served by uvicorn (with the project's protocol, ``limits`` and ``trusted``
+    proxies) in a background thread on 127.0.0.1, a free port."""
 
-    def __init__(self, app, limits=None):
+    def __init__(self, app, limits=None, trusted=None):
         import uvicorn
 
         from redbeard_web.limits import Limits
         from redbeard_web.server import server_config
 
-        config = server_config(app, limits or Limits(), host="127.0.0.1", port=0)
+        config = server_config(app, limits or Limits(), trusted, host="127.0.0.1", port=0)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
