@@ -408,9 +408,14 @@ def load_config(name_or_path: str) -> Config:
         known = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
         raise ConfigError(f"no config {name_or_path!r} (looked for {path}); known: {known}")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+                          f"save it as UTF-8") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise ConfigError(f"{path} is not valid YAML: {' '.join(str(exc).split())[:300]}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must be a mapping of config fields, got {type(data).__name__}")
     return from_dict({"exp_name": path.stem, **data}, source=str(path))

@@ -513,3 +513,99 @@ def test_the_cli_ends_with_the_shipped_bot_on_the_same_deals(tmp_path):
     changed = from_dict({"rules": "classic", "players": [4], "overrides": {"start_score": 6}})
     assert compare_with_shipped(changed, results) is None  # the shipped bot plays other rules
     assert write_learning_curve(tmp_path) is None  # no evaluations logged: no curve
+
+
+# ---------------------------------------------------------------------- bad files (issue 59 item 8)
+def test_a_config_file_that_is_not_utf8_is_one_line(tmp_path, capsys):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("num_steps: 4\nexp_name: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(SystemExit) as exit_:
+        train.main(["--config", str(path), "--run-dir", str(tmp_path / "runs")])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"train.py: error: {path} is not UTF-8 text (byte 0xe9 at offset 26); save it as UTF-8"
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.fixture(scope="module")
+def stopped_run(tmp_path_factory) -> Path:
+    """A smoke run stopped after one update (with an open carry and a snapshot-free pool)."""
+    out = train.train(smoke_config(tmp_path_factory.mktemp("stopped"), stop_after=1), quiet=True)
+    return Path(out["run_dir"])
+
+
+TAMPERED = {  # what a hand (or a disk) may do to checkpoint.pt -> what the one line names
+    "pool names": (lambda p: p["pool"]["names"].append("heuristic"), "pool names must be"),
+    "pool statistics": (lambda p: p["pool"].__setitem__("win_ema", torch.zeros(5, dtype=torch.float64)), "pool win_ema"),
+    "pool snapshot": (lambda p: p["pool"]["snapshots"].__setitem__(7, {"x": torch.zeros(2)}), "pool snapshots"),
+    "torch rng": (lambda p: p.__setitem__("torch_rng", p["torch_rng"][:100]), "torch_rng must be"),
+    "numpy rng": (lambda p: p["workers"][0]["pool_rng"]["state"].__setitem__("state", "x"), r"pool_rng\.state\.state"),
+    "optimizer shape": (lambda p: p["optimizer"]["state"][1].__setitem__("exp_avg", torch.zeros(3, 3)),
+                        "optimizer exp_avg of parameter 1 must be"),
+    "optimizer nan": (lambda p: p["optimizer"]["state"][1]["exp_avg_sq"].fill_(float("nan")), "must be finite"),
+    "net shape": (lambda p: p["net"].__setitem__("policy.bias", torch.zeros(3)), "'policy.bias' is"),
+    "net overflow": (lambda p: p["net"]["prior_log_scale"].fill_(300.0), "non-finite action logits"),
+    "arena shape": (lambda p: p["workers"][0]["arenas"][0].__setitem__("obs", torch.zeros(64, 3)), r"arenas\[0\]\.obs must be"),
+    "arena index": (lambda p: p["workers"][0]["arenas"][0]["opponent"].fill_(99), r"arenas\[0\]\.opponent must be in"),
+    "engine shape": (lambda p: p["workers"][0]["arenas"][0]["venv"]["arrays"].__setitem__("phase", torch.zeros(3, dtype=torch.int8)),
+                     r"venv\.arrays\.phase must be"),
+    "engine size": (lambda p: p["workers"][0]["arenas"][0]["venv"].__setitem__("num_envs", 10**12), r"venv\.num_envs"),
+    "carry": (lambda p: p["workers"][0]["carry"].__setitem__("obs", torch.zeros(5, 3)), r"carry\.obs must be"),
+    "counters": (lambda p: p["counters"].__setitem__("update", "x"), "counter 'update'"),
+    "return statistics": (lambda p: p.__setitem__("ret_stats", torch.zeros(7)), "ret_stats must be"),
+    "recent results": (lambda p: p.__setitem__("recent_wins", ["a"]), "recent_wins must be"),
+    "a missing part": (lambda p: p.pop("optimizer"), "optimizer are missing"),
+}
+
+
+@pytest.mark.parametrize("case", list(TAMPERED))
+def test_a_tampered_checkpoint_is_refused_before_training(stopped_run, tmp_path, capsys, monkeypatch, case):
+    """Each used to end in a traceback mid-run (the optimizer's shapes in a crash of the
+    fused kernel's memory): now one line, before any update, with nothing written."""
+    import shutil
+
+    from redbeard_train import loop
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(stopped_run, run_dir)
+    payload = load(run_dir / "checkpoint.pt")
+    change, message = TAMPERED[case]
+    change(payload)
+    torch.save(payload, run_dir / "checkpoint.pt")
+    files = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
+
+    def no_update(*args, **kwargs):
+        raise AssertionError("an update ran")
+
+    monkeypatch.setattr(loop, "collect_rollout", no_update)
+    with pytest.raises(SystemExit) as exit_:
+        train.main(["--resume", str(run_dir), "--total-steps", str(64 * 16 * 3)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("train.py: error: ") and "Traceback" not in err, err
+    assert re.search(message, err), err
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()} == files  # config.yaml too
+
+
+def test_the_untampered_checkpoint_resumes(stopped_run, tmp_path):
+    import shutil
+
+    shutil.copytree(stopped_run, tmp_path / "run")
+    out = train.main(["--resume", str(tmp_path / "run"), "--total-steps", str(64 * 16 * 2)])
+    assert out["updates"] == 2
+
+
+def test_init_from_weights_that_overflow_is_refused_before_training(stopped_run, tmp_path, capsys):
+    """A policy file with finite but huge weights (here its prior scale, e**300) gives NaN
+    logits: training then sampled illegal actions mid-run."""
+    payload = load(stopped_run / "policy.pt")
+    payload["state_dict"]["prior_log_scale"] = torch.full((2,), 300.0)
+    path = tmp_path / "overflow.pt"
+    torch.save(payload, path)
+    with pytest.raises(SystemExit) as exit_:
+        train.main(["--config", "smoke", "--run-dir", str(tmp_path / "runs"), "--init-from", str(path)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"config field 'init_from' = '{path}'" in err, err
+    assert "non-finite action logits" in err
+    assert not (tmp_path / "runs").exists()
