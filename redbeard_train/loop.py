@@ -111,7 +111,11 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False,
         writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
 
     plan = Plan(cfg, run.counters)
-    progress = tqdm(total=plan.updates, initial=run.counters["update"], desc="train", unit="upd", disable=quiet, dynamic_ncols=True)
+    # until a time budget has become a number of updates the bar shows no total (and no ETA)
+    # rather than total_steps' count, which the minutes may cut to a fraction
+    planned = not cfg.max_minutes or run.counters.get("plan_for") == [cfg.total_steps, cfg.max_minutes]
+    progress = tqdm(total=plan.updates if planned else None, initial=run.counters["update"], desc="train", unit="upd",
+                    disable=quiet, dynamic_ncols=True)
     start_time, start_step = time.time(), run.counters["global_step"]
     seconds_before = run.counters["seconds"]  # wall time of earlier invocations of this run
 
@@ -143,6 +147,7 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False,
             run.counters["seconds"] = seconds()
             if plan.observe(run.counters, updates_this_run, seconds()):
                 progress.total = plan.updates  # the minutes are now a number of updates
+                progress.refresh()
             progress.update(1)
             step = run.counters["global_step"]
             sps = int((step - start_step) / max(time.time() - start_time, 1e-9))

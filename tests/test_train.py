@@ -263,6 +263,51 @@ def test_a_time_budget_becomes_updates_and_a_resume_keeps_them(tmp_path, monkeyp
     assert_same_run(Path(straight["run_dir"]), Path(resumed["run_dir"]))
 
 
+class ProgressRecorder:
+    """Stands in for tqdm: the bar's total after every update."""
+
+    made: list = []
+
+    def __init__(self, total=None, initial=0, **kwargs):
+        self.total, self.n, self.totals = total, initial, [total]
+        ProgressRecorder.made.append(self)
+
+    def update(self, n=1):
+        self.n += n
+        self.totals.append(self.total)
+
+    def set_postfix(self, **kwargs):
+        pass
+
+    def refresh(self):
+        pass
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("seconds_per_update, updates", [(10.0, 7), (100.0, 2)])  # the clock moves after each update's check
+def test_the_progress_bar_counts_toward_the_limit_that_ends_the_run(tmp_path, monkeypatch, seconds_per_update, updates):
+    """--max-minutes with a far larger --total-steps: the bar showed 0/1000 updates (an ETA
+    of the steps') and stopped at a few % when the minutes ran out. Now it has no total
+    until the minutes are a number of updates, then that number, and it ends full -- also
+    when the time runs out before the updates were timed."""
+    import tqdm
+
+    import redbeard_train.loop as loop
+
+    clock = FakeClock(seconds_per_update)
+    monkeypatch.setattr(loop, "time", SimpleNamespace(time=clock.time, strftime=time.strftime))
+    monkeypatch.setattr(tqdm, "tqdm", ProgressRecorder)
+    ProgressRecorder.made = []
+    out = train.train(smoke_config(tmp_path, total_steps=64 * 16 * 1000, max_minutes=1.0), callback=clock.tick)
+    (bar,) = ProgressRecorder.made
+    assert out["updates"] == updates
+    assert bar.totals[0] is None  # not 1000: the steps are not what ends this run
+    assert bar.n == bar.total == updates  # 100 % at the end
+    assert set(bar.totals[-1:]) == {updates} and 1000 not in bar.totals
+
+
 def load_config_of(result: dict) -> train.Config:
     return from_dict(load(Path(result["run_dir"]) / "checkpoint.pt")["config"])
 
