@@ -18,8 +18,8 @@ API (JSON in, JSON out; errors are ``{"error": "..."}``)::
 
 Status codes: 400 malformed or illegal (the game is unchanged), 404 unknown or expired
 id, 408 a body that took too long, 409 record of a running game, 413 a body or a record too
-large, 415 a POST that is not JSON, 429 too many new games or replay logs from one address
-or too many hints at once, 503 no room for another game, a game busy too long or an address with
+large, 415 a POST that is not JSON, 429 too many new games, replay logs or replay work from
+one address or too many hints at once, 503 no room for another game, a game busy too long or an address with
 too many requests waiting (429 and 503 say when to try again in ``Retry-After``). A bot that
 fails to move (it raises, or chooses an illegal action) is a 400 too: a move applies whole or
 not at all (:mod:`redbeard_web.session`), so the game is as it was before the request and the
@@ -37,8 +37,10 @@ Requests for one game take turns in the event loop (:class:`~redbeard_web.guards
 so requests waiting for a busy game hold no thread, and a game whose bots are thinking never
 holds up the others. A hint holds its game only while its question is copied, not while it
 thinks. One client address holds at most ``threads_per_address`` threads of each pool
-(:class:`~redbeard_web.guards.AddressShares`); the address is the connection's peer, or
-what a trusted proxy forwards (``trusted_proxies``; :class:`~redbeard_web.guards.ClientAddress`).
+(:class:`~redbeard_web.guards.AddressShares`) and spends at most
+``replay_seconds_per_minute`` of their time on replays (records checked, frames, move logs);
+the address is the connection's peer, or what a trusted proxy forwards
+(``trusted_proxies``; :class:`~redbeard_web.guards.ClientAddress`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 import weakref
 from pathlib import Path
 from typing import Any, Sequence
@@ -132,6 +135,7 @@ class WebTable:
         self.hints = HintPool(limits.hint_concurrency, limits.hint_queue, limits.hints_per_address)
         self.rate = RateLimiter(limits.games_per_minute, clock=store.clock)
         self.log_rate = RateLimiter(limits.replay_logs_per_minute, clock=store.clock)
+        self.replay_work = RateLimiter(limits.replay_seconds_per_minute, clock=store.clock)  # worker seconds
         self._limiters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> kind -> limiter
         self._shares: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> kind -> shares
 
@@ -150,15 +154,30 @@ class WebTable:
             shares[kind] = AddressShares(self.limits.threads_per_address)
         return shares[kind]
 
-    async def run(self, request: Request, kind: str, fn, *args, raw: bool = False) -> Any:
+    async def run(self, request: Request, kind: str, fn, *args, raw: bool = False, replay: bool = False) -> Any:
         """``fn(*args)`` in a worker thread of pool ``kind`` ("work" or "view") once the
         request's address has a place in it, as a JSON response (the JSON made in the
-        thread too), or as it is with ``raw``; the store's errors become their status codes."""
-        def call():
-            out = fn(*args)
-            return out if raw else json.dumps(out, separators=(",", ":"), ensure_ascii=False)
+        thread too), or as it is with ``raw``; the store's errors become their status codes.
+        ``replay``: replay work, whose thread time is charged to the address (429 while it
+        has spent its ``replay_seconds_per_minute``)."""
+        address = address_of(request)
+        if replay:
+            wait = self.replay_work.take(address, 0.0)
+            if wait:
+                raise refuse(429, f"your address has spent its time for replays (at most "
+                                  f"{self.limits.replay_seconds_per_minute:g} s of work a minute); try again in "
+                                  f"{wait:.0f} s", retry_after=wait)
 
-        release = await self._share(kind).enter(address_of(request), request, self.limits.lock_seconds)
+        def call():
+            start = time.thread_time()
+            try:
+                out = fn(*args)
+                return out if raw else json.dumps(out, separators=(",", ":"), ensure_ascii=False)
+            finally:
+                if replay:
+                    self.replay_work.charge(address, time.thread_time() - start)
+
+        release = await self._share(kind).enter(address, request, self.limits.lock_seconds)
         try:
             out = await anyio.to_thread.run_sync(call, limiter=self._limiter(kind))
         except (ValueError, UnknownId, StoreFull, Busy) as exc:
@@ -169,12 +188,13 @@ class WebTable:
             release()
         return out if raw else Response(out, media_type="application/json", headers=SECURITY_HEADERS)
 
-    async def with_game(self, request: Request, key: str, kind: str, fn, *args, raw: bool = False) -> Any:
+    async def with_game(self, request: Request, key: str, kind: str, fn, *args, raw: bool = False,
+                        replay: bool = False) -> Any:
         """:meth:`run` once it is game (or replay) ``key``'s turn: requests for one game
         take turns, waiting in the event loop at most ``lock_seconds``."""
         release = await self.gates.enter(key, request, self.limits.lock_seconds)
         try:
-            return await self.run(request, kind, fn, *args, raw=raw)
+            return await self.run(request, kind, fn, *args, raw=raw, replay=replay)
         finally:
             release()
 
@@ -244,7 +264,7 @@ class WebTable:
         if not isinstance(body, dict) or set(body) != {"record"}:
             raise refuse(400, 'open a replay with {"record": {...one game record...}}')
         self._take_token(request)
-        return await self.run(request, "work", self.store.open_replay, body["record"])
+        return await self.run(request, "work", self.store.open_replay, body["record"], replay=True)
 
     async def replay_frame(self, request: Request) -> Response:
         replay_id = request.path_params["replay_id"]
@@ -252,7 +272,8 @@ class WebTable:
         if not (text.isascii() and text.isdigit() and len(text) <= MAX_STEP_DIGITS):
             self.store.replay(replay_id)  # an unknown replay is a 404, whatever the step
             raise refuse(400, f"step must be an int >= 0 of at most {MAX_STEP_DIGITS} digits, got {_quote(text)}")
-        return await self.with_game(request, replay_id, "work", self.store.replay_frame, replay_id, int(text))
+        return await self.with_game(request, replay_id, "work", self.store.replay_frame, replay_id, int(text),
+                                    replay=True)
 
     def routes(self) -> list:
         return [

@@ -16,6 +16,7 @@ is the field's ``help``)::
     request bodies    --body-size 64K         a new game's or an action's body
     record uploads    --record-size 4M        a record sent for a replay
     replay memory     --replay-memory 256M    the estimated memory of every open replay
+    replay work       --replay-seconds-per-minute 15  worker seconds a minute per address on replays
     records file      --records-size 64M      the --records file is rotated at this size
     busy games        --lock-seconds 10       a request waits this long for a busy game
     worker threads    --threads-per-address 4 threads of each worker pool one address may hold
@@ -33,7 +34,10 @@ one), so that whatever one address asks, another address's requests keep being a
 
 The per-client rates are token buckets (:class:`RateLimiter`): ``games_per_minute`` tokens,
 refilled continuously, one per new game or replay; ``replay_logs_per_minute`` likewise, one
-per replay's move log.
+per replay's move log; ``replay_seconds_per_minute`` seconds of worker time (the thread's
+CPU time), charged after each piece of replay work -- a record checked, a frame, a move log
+made -- so that one address's replays take at most that share of the server however large
+its records.
 """
 
 from __future__ import annotations
@@ -59,7 +63,8 @@ def _limit(default: Any, help: str, unit: str = "", zero: bool = False) -> Any:
 @dataclass(frozen=True)
 class Limits:
     """What a client may cost the web table (see the module docstring). Sizes are bytes,
-    times seconds; a rate of 0 (``games_per_minute``, ``replay_logs_per_minute``) switches it off."""
+    times seconds; a rate of 0 (``games_per_minute``, ``replay_logs_per_minute``,
+    ``replay_seconds_per_minute``) switches it off."""
 
     bot_cache: int = _limit(32, "bots kept built at once; the least recently used is dropped")
     search_budget: int = _limit(4096, "playouts a bot spec may search per decision (pimc: samples x candidates, "
@@ -74,6 +79,9 @@ class Limits:
                                    "s")
     games_per_minute: float = _limit(60.0, "new games and replays per client address and minute "
                                            "(a burst of as many); 0: no limit", zero=True)
+    replay_seconds_per_minute: float = _limit(15.0, "worker seconds one client address may spend a minute on "
+                                                    "replays: checking records, frames, move logs of replays and "
+                                                    "games (a burst of as many); 0: no limit", "s", zero=True)
     replay_logs_per_minute: float = _limit(30.0, "replays' move logs per client address and minute (a burst of "
                                                  "as many); 0: no limit", zero=True)
     log_size: int = _limit(4 * MIB, "largest replay log answered; a longer game's log lists its first moves "
@@ -152,24 +160,39 @@ class RateLimiter:
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def take(self, client: str) -> float:
-        """Take a token for ``client``: 0.0 if there was one, else the seconds until there
-        is (nothing is taken then)."""
+    def take(self, client: str, cost: float = 1.0) -> float:
+        """Take ``cost`` tokens for ``client``: 0.0 if it had them, else the seconds until it
+        has (nothing is taken then). ``cost=0`` asks whether the client is out of debt."""
         if self.per_minute <= 0:
             return 0.0
-        now = self.clock()
         with self._lock:
-            tokens, then = self._buckets.pop(client, (self.per_minute, now))
-            tokens = min(self.per_minute, tokens + (now - then) * self.per_minute / 60.0)
+            tokens = self._refilled(client)
             wait = 0.0
-            if tokens >= 1.0:
-                tokens -= 1.0
+            if tokens >= cost:
+                tokens -= cost
             else:
-                wait = (1.0 - tokens) * 60.0 / self.per_minute
-            self._buckets[client] = (tokens, now)
-            while len(self._buckets) > self.max_clients:
-                self._buckets.popitem(last=False)
+                wait = (cost - tokens) * 60.0 / self.per_minute
+            self._keep(client, tokens)
         return wait
+
+    def charge(self, client: str, cost: float) -> None:
+        """Take ``cost`` tokens for work already done: the bucket may go below zero (then
+        :meth:`take` makes the client wait until it is refilled past the debt)."""
+        if self.per_minute <= 0:
+            return
+        with self._lock:
+            self._keep(client, self._refilled(client) - cost)
+
+    def _refilled(self, client: str) -> float:
+        """The client's tokens now (lock held; its bucket taken out, :meth:`_keep` puts it back)."""
+        now = self.clock()
+        tokens, then = self._buckets.pop(client, (self.per_minute, now))
+        return min(self.per_minute, tokens + (now - then) * self.per_minute / 60.0)
+
+    def _keep(self, client: str, tokens: float) -> None:
+        self._buckets[client] = (tokens, self.clock())
+        while len(self._buckets) > self.max_clients:
+            self._buckets.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._buckets)

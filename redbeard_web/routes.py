@@ -18,8 +18,9 @@
 
 Errors are ``{"error": "<one line>"}`` as for every route (:mod:`redbeard_web.app`): 400 a bad
 parameter or a bot that cannot review, 404 an unknown or expired game or replay, 429 too
-many hints and reviews at once or more than ``replay_logs_per_minute`` replay logs from one
-address, 503 a game busy too long or a review over its time. The
+many hints and reviews at once, more than ``replay_logs_per_minute`` replay logs or
+``replay_seconds_per_minute`` of replay work (move logs are replay work) from one address,
+503 a game busy too long or a review over its time. The
 routes go through the app's :class:`~redbeard_web.app.WebTable`: requests for one game take
 turns, work runs in its thread pools, and a review thinks in the hints' pool within
 ``review_seconds``.
@@ -91,7 +92,7 @@ def table_routes(table: Any) -> list[Route]:
 
     async def game_log(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        return await table.with_game(request, game_id, "work", on_session(game_id, session_log))
+        return await table.with_game(request, game_id, "work", on_session(game_id, session_log), replay=True)
 
     async def game_rules(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -101,7 +102,7 @@ def table_routes(table: Any) -> list[Route]:
         replay_id = request.path_params["replay_id"]
         store.replay(replay_id)  # an unknown replay is a 404 and takes no token
         table.take_log_token(request)
-        body = await table.with_game(request, replay_id, "work", store.replay_log, replay_id, raw=True)
+        body = await table.with_game(request, replay_id, "work", store.replay_log, replay_id, raw=True, replay=True)
         return Response(body, media_type="application/json", headers=SECURITY_HEADERS)
 
     return [

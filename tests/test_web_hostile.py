@@ -9,7 +9,8 @@ the issue as a test, against a real server on 127.0.0.1 where it needs one.
   for other machines.
 * One address holds at most its share of connections, worker threads and hint thinkers,
   so another address keeps being answered.
-* Replay logs are made once, bounded and rate-limited; the records file rotates.
+* Replay logs are made once, bounded and rate-limited, replay work is bounded per address;
+  the records file rotates.
 * Malformed HTTP is a JSON 400, an oversized head a JSON 431.
 """
 
@@ -471,6 +472,23 @@ def test_replay_logs_are_made_once_bounded_and_rate_limited(monkeypatch):
     assert client.get(f"/api/replays/{frame['id']}/log").status_code == 200
     refused = client.get(f"/api/replays/{frame['id']}/log")
     assert refused.status_code == 429 and "replay logs" in refused.json()["error"] and refused.headers["retry-after"]
+
+
+def test_replay_work_is_bounded_per_address():
+    """Checking an uploaded record replays it whole (a 4 MB record: seconds of work), and
+    so do frames and move logs: each address spends at most ``replay_seconds_per_minute``
+    of worker time on them; then 429 until its share is refilled, while another address's
+    replays are served."""
+    client, store = table(limits=Limits(replay_seconds_per_minute=0.001, games_per_minute=0))
+    record = finished_record(client)
+    frame = client.post("/api/replays", json={"record": record})
+    assert frame.status_code == 200  # a full share: served, and its time charged
+    for r in (client.get(f"/api/replays/{frame.json()['id']}", params={"step": 3}),
+              client.post("/api/replays", json={"record": record}),
+              client.get(f"/api/replays/{frame.json()['id']}/log")):
+        assert r.status_code == 429 and "time for replays" in r.json()["error"] and r.headers["retry-after"]
+    other = TestClient(client.app, client=("192.0.2.7", 50000))
+    assert other.get(f"/api/replays/{frame.json()['id']}", params={"step": 3}).status_code == 200
 
 
 def test_a_whole_replay_log_is_the_move_log():
