@@ -2,7 +2,8 @@
 // It knows no game: every game's card faces, move labels, texts, stakes and rules come from
 // the server (/api/options, the views, /api/levels). Every clickable move carries
 // data-action="<action name>" (tests click by it); every card carries data-card="<card name>".
-// This file: state, the API, the new-game form and levels, playing, resuming, keys.
+// This file: state, the API, the new-game form and levels (kept in localStorage with the bot
+// speed), playing (the bots wait at a round's result while it is read), resuming, keys.
 // table.js draws the table; panels.js the hint, review, rules and replays.
 "use strict";
 
@@ -275,6 +276,10 @@ function opponentsOfForm() {
 
 async function newGame(event) {
   if (event) event.preventDefault();
+  if (state.busy && state.roundHold) {  // a round's result on show: the rest of the moves at once
+    state.skip = true;
+    while (state.busy) await new Promise((r) => setTimeout(r, 50));
+  }
   if (state.busy) return;
   showError("");
   let body;
@@ -433,7 +438,6 @@ async function show(view) {
   state.skip = false;
   const others = view.events.filter((ev) => ev.seat !== you).length;
   $("skip").hidden = !(state.delay > 0 && others > 1);
-  let previous = null;
   for (const ev of view.events) {
     logEvent(ev, you);
     for (const e of ev.effects) if (e.type === "trick") state.roundTricks.push({ cards: e.cards, winner: e.winner });
@@ -444,10 +448,9 @@ async function show(view) {
     if (!state.skip) {
       const mine = ev.seat === you;
       const trick = ev.effects.some((e) => e.type === "trick");
-      renderTable(ev.table, view, ev, previous);
+      renderTable(ev.table, view, ev);
       renderHand(ev.table.your_hand, [], view);
       renderRoundTricks(state.roundTricks, view.game, you);
-      previous = ev.table;
       if (end && !last && state.delay > 0) {
         await showRoundResult(end, roundWait());
         if (dealt) state.roundTricks = [];
@@ -463,11 +466,11 @@ async function show(view) {
   $("skip").hidden = true;
   state.view = view;
   state.busy = false;
-  render(view, previous);
+  render(view);
 }
 
-function render(view, previous = null) {
-  renderTable(view.table, view, null, previous);
+function render(view) {
+  renderTable(view.table, view, null);
   renderControls();
   renderSheet(view.sheet_view, $("sheet"));
   renderChart(view.sheet_view, $("chart"), view.your_seat);

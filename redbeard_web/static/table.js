@@ -1,6 +1,7 @@
-// The table: cards, the seats around the oval in seat order, the trick in the middle (each
-// card before its player, the winner marked until the next card), the question with its
-// stakes and buttons, your hand, the round's tricks, the score sheet and its chart, the log.
+// The table: cards, the seats around the oval in seat order, the trick in the free middle
+// (in the order played, each card over its player's name, the winner marked until the next
+// card), a round's result (the only box over the table), the question with its stakes and
+// buttons, your hand, the round's tricks, the score sheet and its chart, the log.
 // Everything drawn comes from the server's views; nothing here knows a game.
 "use strict";
 
@@ -165,7 +166,7 @@ function seatPanel(p, you, agents, game, opts = {}) {
   return node;
 }
 
-function renderTable(table, view, ev, previous = null) {
+function renderTable(table, view, ev) {
   const you = view.your_seat;
   const n = table.players.length;
   const others = $("others");
@@ -184,7 +185,6 @@ function renderTable(table, view, ev, previous = null) {
   const last = table.last_trick;
   $("last-trick-button").hidden = !(last && table.trick.length);
   layoutOval();
-  void previous;
 }
 
 // Each card of the trick in the order played, its player named under it; the trick just won
