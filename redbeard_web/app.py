@@ -223,7 +223,7 @@ class WebTable:
     async def new_game(self, request: Request) -> Response:
         body = await read_json(request, self.limits.body_size, self.limits.body_seconds)
         self._take_token(request)
-        return await self.run(request, "work", self.store.create, body)
+        return await self.run(request, "work", self.store.create, body, address_of(request))
 
     async def get_game(self, request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -264,7 +264,8 @@ class WebTable:
         if not isinstance(body, dict) or set(body) != {"record"}:
             raise refuse(400, 'open a replay with {"record": {...one game record...}}')
         self._take_token(request)
-        return await self.run(request, "work", self.store.open_replay, body["record"], replay=True)
+        return await self.run(request, "work", self.store.open_replay, body["record"], address_of(request),
+                              replay=True)
 
     async def replay_frame(self, request: Request) -> Response:
         replay_id = request.path_params["replay_id"]

@@ -7,6 +7,8 @@
 It binds to 127.0.0.1 (this machine only) unless ``--host`` says otherwise. What one client
 may cost the server -- bots kept, a bot's search, hints, new games a minute, upload sizes,
 slow clients -- are the budget options (``redbeard-web --help``; :mod:`redbeard_web.limits`).
+The table plays only the bots it offers (the page's and the levels'); ``--free-specs`` lets a
+local table play any bot spec the bots' declarations allow within the search budget.
 """
 
 from __future__ import annotations
@@ -80,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a running game nobody looked at for this long is dropped (default 60)")
     p.add_argument("--finished-minutes", type=float, default=15.0,
                    help="a finished game is dropped this long after it was last looked at (default 15)")
+    p.add_argument("--free-specs", action="store_true",
+                   help="play any bot spec the bots' declarations allow within the search budget (a local table); "
+                        "by default only the bots the table offers: the page's and the levels'")
     budgets = p.add_argument_group("budgets", "what one client may cost the server")
     for f in dataclasses.fields(Limits):
         help_text, unit = f.metadata["help"], f.metadata["unit"]
@@ -117,11 +122,12 @@ def main(argv: list[str] | None = None) -> None:
         if not math.isfinite(value) or value <= 0:
             sys.exit(f"redbeard-web: --{name.replace('_', '-')} must be > 0 (and finite), got {value}")
     limits = limits_of(args)
-    bots = BotPool(max_bots=limits.bot_cache, search_budget=limits.search_budget)
+    bots = BotPool(max_bots=limits.bot_cache, search_budget=limits.search_budget, free_specs=args.free_specs)
     store = GameStore(bots, max_games=args.max_games, idle_seconds=args.idle_minutes * 60,
                       finished_seconds=args.finished_minutes * 60, records_path=args.records,
                       replay_memory=limits.replay_memory, lock_seconds=limits.lock_seconds,
-                      records_size=limits.records_size, log_size=limits.log_size)
+                      records_size=limits.records_size, log_size=limits.log_size,
+                      per_owner=limits.games_per_address)
     trusted = TrustedProxies(args.trusted_proxy)
     host = args.host.strip("[]")
     loopback = _is_loopback(host)

@@ -4,13 +4,14 @@ Every budget is a field of :class:`Limits` and an option of ``redbeard-web`` (it
 is the field's ``help``)::
 
     bot cache         --bot-cache 32          bots kept built (least recently used dropped)
-    search budget     --search-budget 4096    playouts a bot may search per decision
+    search budget     --search-budget 4096    cost units a bot's decision may cost (agents.params)
     hint time         --hint-seconds 10       a hint answers within this or is a 503
     hint concurrency  --hint-concurrency 2    hints thinking at once
     hint queue        --hint-queue 8          hints waiting for a thinker; more are 429s
     hints per address --hints-per-address 4   hints one address may have thinking or waiting
     review time       --review-seconds 30     a review of your play answers within this or is a 503
     game creation     --games-per-minute 60   new games and replays per client address
+    games kept        --games-per-address 20  games and replays one address keeps (its oldest dropped)
     replay logs       --replay-logs-per-minute 30  replays' move logs per client address
                       --log-size 4M           the largest replay log answered (its first moves beyond)
     request bodies    --body-size 64K         a new game's or an action's body
@@ -29,8 +30,9 @@ Per address: a client address (the connection's peer; behind a proxy named with
 ``--trusted-proxy``, the address the proxy forwards) may hold at most
 ``connections_per_address`` connections, ``threads_per_address`` threads of each worker
 pool (its further requests wait their turn in the event loop), ``hints_per_address`` hints
-and reviews thinking or waiting, and it thinks in at most half the hint threads (at least
-one), so that whatever one address asks, another address's requests keep being answered.
+and reviews thinking or waiting (it thinks in at most half the hint threads, at least one),
+and ``games_per_address`` games and replays in the store, so that whatever one address asks,
+another address's requests keep being answered.
 
 The per-client rates are token buckets (:class:`RateLimiter`): ``games_per_minute`` tokens,
 refilled continuously, one per new game or replay; ``replay_logs_per_minute`` likewise, one
@@ -67,8 +69,9 @@ class Limits:
     ``replay_seconds_per_minute``) switches it off."""
 
     bot_cache: int = _limit(32, "bots kept built at once; the least recently used is dropped")
-    search_budget: int = _limit(4096, "playouts a bot spec may search per decision (pimc: samples x candidates, "
-                                      "times its rollout bot's cost); costlier specs are refused")
+    search_budget: int = _limit(4096, "cost units a bot spec's decision may cost, as the bots declare them "
+                                      "(agents.params: pimc's samples x candidates x its rollout bot's cost); "
+                                      "costlier specs are refused")
     hint_seconds: float = _limit(10.0, "a hint (waiting and thinking) answers within this or is a 503", "s")
     hint_concurrency: int = _limit(2, "hints thinking at once")
     hint_queue: int = _limit(8, "hints waiting for a free thinker; more are refused with 429")
@@ -79,6 +82,8 @@ class Limits:
                                    "s")
     games_per_minute: float = _limit(60.0, "new games and replays per client address and minute "
                                            "(a burst of as many); 0: no limit", zero=True)
+    games_per_address: int = _limit(20, "games and replays one client address keeps at once; for a new one, its "
+                                        "finished games and replays, then its least recently used, are dropped")
     replay_seconds_per_minute: float = _limit(15.0, "worker seconds one client address may spend a minute on "
                                                     "replays: checking records, frames, move logs of replays and "
                                                     "games (a burst of as many); 0: no limit", "s", zero=True)

@@ -170,6 +170,7 @@ class GameSession:
         self.round_scores: list[dict] = []  # score changes of the running round (its end lists them all)
         self.round_tricks: list[dict] = []  # the tricks of the running deal: cards and winner
         self.saved = False  # written to the records file
+        self.owner: str | None = None  # the client address that made it (the store sets it)
 
     # ------------------------------------------------------------ moves
     @property
@@ -412,6 +413,7 @@ class ReplaySession:
         self.cost = 2 * estimate_bytes(self.record) + REPLAY_OVERHEAD
         self.steps = len(record["actions"])
         self.log: bytes | None = None  # the move log's JSON, made once (the store bounds and counts it)
+        self.owner: str | None = None  # the client address that opened it (the store sets it)
         self.clock = clock
         self.touched = clock()
         self.lock = threading.Lock()

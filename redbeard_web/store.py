@@ -6,7 +6,10 @@ store's own lock only guards the dictionary. Memory stays bounded: a finished ga
 replay) expires ``finished_seconds`` after it was last looked at, a running game after
 ``idle_seconds``; at ``max_games`` entries the least recently used expired-or-finished
 entry is dropped first, and when every entry is a live running game a new one is refused
-(:class:`StoreFull`). Open replays together stay within ``replay_memory`` bytes (each
+(:class:`StoreFull`). One owner (a client address) keeps at most ``per_owner`` entries:
+for a new one, its own finished games and replays, then its least recently used running
+games, are dropped (so that no address can fill the store, and refuse everyone else's new
+games, at its permitted rate). Open replays together stay within ``replay_memory`` bytes (each
 replay's :attr:`~redbeard_web.session.ReplaySession.cost`, an estimate): the least recently
 used replays are dropped to make room, and a record too large on its own is refused
 (:class:`TooLarge`). A replay's move log is made once, at most ``log_size`` bytes (a longer
@@ -69,7 +72,8 @@ class GameStore:
                  finished_seconds: float = 900.0, records_path: "str | Path | None" = None,
                  clock: Callable[[], float] = time.monotonic, app: str = "redbeard-web",
                  replay_memory: int = Limits.replay_memory, lock_seconds: float = LOCK_TIMEOUT,
-                 records_size: int = Limits.records_size, log_size: int = Limits.log_size):
+                 records_size: int = Limits.records_size, log_size: int = Limits.log_size,
+                 per_owner: int = Limits.games_per_address):
         if max_games < 1:
             raise ValueError(f"max_games must be >= 1, got {max_games}")
         self.bots = BotPool() if bots is None else bots
@@ -81,6 +85,7 @@ class GameStore:
         self.app = app
         self.replay_memory = replay_memory
         self.lock_seconds = lock_seconds
+        self.per_owner = per_owner
         self.records_size = records_size
         self.log_size = log_size
         self._entries: dict[str, Any] = {}
@@ -104,11 +109,16 @@ class GameStore:
                 del self._entries[k]
         return len(dead)
 
-    def _make_room(self) -> None:
-        """Called with the lock held, before adding an entry."""
+    def _make_room(self, owner: str | None = None) -> None:
+        """Called with the lock held, before adding an entry of ``owner``."""
         now = self.clock()
         for k in [k for k, e in self._entries.items() if self._expired(e, now)]:
             del self._entries[k]
+        if owner is not None:
+            own = sorted((not (isinstance(e, ReplaySession) or e.finished), e.touched, k)
+                         for k, e in self._entries.items() if getattr(e, "owner", None) == owner)
+            for _, _, k in own[:max(0, len(own) - self.per_owner + 1)]:
+                del self._entries[k]  # the owner's own: finished games and replays first, then the oldest
         if len(self._entries) < self.max_games:
             return
         done = [(e.touched, k) for k, e in self._entries.items()
@@ -117,21 +127,23 @@ class GameStore:
             raise StoreFull(f"too many games running at once ({self.max_games}); try again later")
         del self._entries[min(done)[1]]
 
-    def _insert(self, key: str, entry: Any) -> None:
+    def _insert(self, key: str, entry: Any, owner: str | None = None) -> None:
         with self._lock:
-            self._make_room()
+            self._make_room(owner)
+            entry.owner = owner
             self._entries[key] = entry
 
     # ------------------------------------------------------------ games
-    def create(self, body: Any) -> dict:
+    def create(self, body: Any, owner: str | None = None) -> dict:
         """A new game from a request body; returns the human's first view (bots that act
         before the human have moved). A refused request stores nothing: the settings, every
-        bot and the bots' first moves are checked before the game is stored."""
+        bot and the bots' first moves are checked before the game is stored. ``owner`` (a
+        client address) keeps at most ``per_owner`` games and replays."""
         opts = parse_new_game(body)
         for spec in set(opts["agents"]) - {HUMAN}:
             self.bots.get(spec, opts["game"])  # a spec that cannot be built fails here
         with self._lock:
-            self._make_room()  # StoreFull now, before the bots think
+            self._make_room(owner)  # StoreFull now, before the bots think
         key = secrets.token_hex(8)
         session = GameSession(key, opts["rules"], opts["players"], opts["seat"], opts["agents"], opts["seed"],
                               self.bots, clock=self.clock, app=self.app)
@@ -140,7 +152,7 @@ class GameStore:
                 session.run_bots()  # a bot failing on its first moves: the game is not stored
             except BotFailed as exc:
                 raise BotFailed(f"{exc}; no game was made: choose other bots") from exc.__cause__
-            self._insert(key, session)
+            self._insert(key, session, owner)
             self._save_if_finished(session)
             return session.view()
 
@@ -235,7 +247,7 @@ class GameStore:
         os.replace(path, old(1))
 
     # ------------------------------------------------------------ replays
-    def open_replay(self, record: Any) -> dict:
+    def open_replay(self, record: Any, owner: str | None = None) -> dict:
         key = secrets.token_hex(8)
         replay = ReplaySession(key, record, clock=self.clock)  # checked outside the store lock
         if replay.cost > self.replay_memory:
@@ -244,7 +256,8 @@ class GameStore:
         with self.locked(replay):
             frame = replay.frame(0)
         with self._lock:
-            self._make_room()
+            self._make_room(owner)
+            replay.owner = owner
             self._replay_room(replay.cost)
             self._entries[key] = replay
         return frame

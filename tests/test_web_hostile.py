@@ -336,6 +336,21 @@ def test_a_trusted_proxy_must_be_an_address():
         TrustedProxies(["proxy.example"])
 
 
+def test_one_address_cannot_fill_the_store():
+    """Issue 59, reproduction 3's end: the store filled with one client's games (210 in
+    1.9 s), and every client got 503 for an hour. Now one address keeps at most
+    ``games_per_address`` games and replays: for a new one its own oldest goes."""
+    store = GameStore(BotPool(), max_games=10, per_owner=3)
+    app = create_app(store, allowed_hosts=None, limits=Limits(games_per_minute=0))
+    other = TestClient(app, client=("192.0.2.1", 5000)).post("/api/games", json={"seed": 1}).json()
+    flooder = TestClient(app, client=("192.0.2.2", 5000))
+    made = [flooder.post("/api/games", json={"seed": i}) for i in range(20)]
+    assert [r.status_code for r in made] == [200] * 20
+    assert len(store) == 4
+    assert [flooder.get(f"/api/games/{r.json()['id']}").status_code for r in made[-4:]] == [404, 200, 200, 200]
+    assert TestClient(app).get(f"/api/games/{other['id']}").status_code == 200
+
+
 # ---------------------------------------------------------------- 3. shares of one address
 def open_sockets(port: int, source: str, count: int) -> list[socket.socket]:
     socks = []
