@@ -6,9 +6,10 @@ with one browser for the module:
   ("takes the trick"), what a seat just did (its bubble) and the status line above the table
   (element boxes compared, with a whole trick on the table and each seat's bubble in turn);
 - one box at a time: at a round's end the bots wait while its result is read (no move and no
-  bidding under it), the game's last round is told in the game-over box and not in a second
-  one, "This round's tricks" follows the round on the table, the Moves log says who won once
-  (a watcher on the page checks every change of the page against these);
+  bidding under it; they go on after "Next round" or, left alone, by themselves), the game's
+  last round is told in the game-over box and not in a second one, "This round's tricks"
+  follows the round on the table, the Moves log says who won once (a watcher on the page
+  checks every change of the page against these);
 - the hint marks its move on the table and speaks in points, not the bot's raw utilities;
   the review is done by default by the strongest level's bot that values moves, its costs in
   points to a tenth, and its answer comes into view, clear of the game-over box;
@@ -187,9 +188,10 @@ def test_nothing_on_the_table_overlaps_at_3_to_7_players(table, tmp_path):
         assert problems == [], problems
 
 
-def play_to_the_end(page, rng: random.Random, max_clicks: int = 3000) -> int:
-    """Click random moves to the game's end, pressing Next round at each round's result;
-    returns how many results were shown."""
+def play_to_the_end(page, rng: random.Random, let_one_pass: bool, max_clicks: int = 3000) -> int:
+    """Click random moves to the game's end, pressing Next round at each round's result
+    (``let_one_pass``: the first one is left to end by itself); returns how many results
+    were shown."""
     results = 0
     for _ in range(max_clicks):
         page.wait_for_selector(f"{MOVE_OR_END}, {ROUND_NEXT}", timeout=90_000)
@@ -197,8 +199,9 @@ def play_to_the_end(page, rng: random.Random, max_clicks: int = 3000) -> int:
             return results
         if page.is_visible(ROUND_NEXT):
             results += 1
-            page.click(ROUND_NEXT)
-            page.wait_for_selector("#round-result", state="hidden")
+            if not (let_one_pass and results == 1):
+                page.click(ROUND_NEXT)
+            page.wait_for_selector("#round-result", state="hidden", timeout=60_000)  # the bots go on
             continue
         moves = page.query_selector_all("[data-action]:not([disabled])")
         if moves:
@@ -222,7 +225,7 @@ def test_a_game_one_box_at_a_time_with_hint_review_and_replay(table, tmp_path):
     assert all(re.fullmatch(r"its choice|as good|\d+\.\d points? (worse|better)|< 1 %|\d+ %", v) for v in values), values
     page.screenshot(path=str(tmp_path / f"{table.name}_hint.png"))
 
-    results = play_to_the_end(page, random.Random(3))
+    results = play_to_the_end(page, random.Random(3), let_one_pass=table.name == "desktop")
     assert results >= 1  # the game had a round before its last, and its result waited
     assert page.evaluate("window.__breaches") == []
     assert page.evaluate("window.__holds") >= results

@@ -329,13 +329,13 @@ function setRoundBanner(end) {
 }
 
 // The round's result over the table, the only box there. With ``wait`` (ms) the bots wait
-// for the player: resolves when "Next round" (or Enter) is pressed, or ``wait`` ms have
-// passed without the pointer on the box (a tap on it keeps it open); the caller closes it
-// once the table has moved on. Without: it shows until OK or the player's next move.
+// for the player: resolves when "Next round" (or Enter) is pressed, or after ``wait`` ms
+// unless the player tapped the box to keep it; the caller closes it once the table has moved
+// on. Without: it shows until OK or the player's next move.
 function showRoundResult(end, wait = 0) {
   const box = $("round-result");
   box.replaceChildren(...roundResultNodes(end));
-  let done = false, held = false, kept = false, left = wait;
+  let done = false, kept = false, left = wait;
   const button = el("button", { type: "button", class: "chip next", onclick: (e) => {
     e.stopPropagation();
     if (wait) done = true;
@@ -343,18 +343,17 @@ function showRoundResult(end, wait = 0) {
   } }, wait ? "Next round ▸" : "OK");
   const count = el("span", { class: "muted small countdown" });
   box.append(el("div", { class: "buttons" }, button, count));
-  box.onpointerenter = () => { held = true; };
-  box.onpointerleave = () => { held = false; };
+  box.title = wait ? "tap to keep this open" : "";
   box.onclick = () => { kept = true; };
   box.hidden = false;
   if (!wait) return Promise.resolve();
   state.roundHold = () => { done = true; };
   button.focus({ preventScroll: true });
   return (async () => {
-    while (!done && !state.skip && left > 0) {
-      count.textContent = kept ? "kept open" : held ? "" : `${Math.ceil(left / 1000)} s`;
+    while (!done && !state.skip && (kept || left > 0)) {
+      count.textContent = kept ? "kept open" : `${Math.ceil(left / 1000)} s`;
       await new Promise((r) => setTimeout(r, 100));
-      if (!held && !kept) left -= 100;
+      left -= 100;
     }
     state.roundHold = null;
   })();
