@@ -10,10 +10,9 @@
 Every game's bots share it (masks [B, the game's number of actions]); a bot's ``game``
 attribute names the game it plays (None: any game).
 
-A search bot may also say what a decision costs before it is built: a static
-``search_cost(**spec_parameters) -> float`` (playouts a searched decision costs at most;
-bots without one cost 1), so a table can refuse a spec beyond its budget (the web table
-does) instead of running it.
+Every shipped bot declares the parameters a spec may set and what a decision costs
+(``PARAMS`` and ``COST``, :mod:`agents.params`): the registry checks specs against them, and
+a table can refuse a spec beyond its budget (the web table does) instead of running it.
 
 A bot implements at least one of ``act`` and ``act_batch``; the base class derives the
 other. Nothing else is asked of a bot: the search bot ``pimc`` plays its rollout bot
@@ -24,9 +23,12 @@ passed at construction.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
+
+from redbeard_env.registry import game_named
 
 
 class Agent:
@@ -69,17 +71,6 @@ class Agent:
         return f"<{type(self).__name__} {self.spec!r}>"
 
 
-def cost_number(value: Any) -> float:
-    """A spec parameter as a number for ``search_cost``: a huge int is ``inf``; a value that
-    is no number costs 1 (the bot's constructor refuses it with its own message)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 1.0
-    try:
-        return max(float(value), 1.0)
-    except OverflowError:
-        return float("inf")
-
-
 def finite_number(name: str, value: Any) -> float:
     """A bot parameter as a finite float; ``ValueError`` naming it otherwise (a spec such as
     ``heuristic:INFINITY`` or ``bid_scale=nan`` would turn every value into NaN and the bot's
@@ -94,24 +85,59 @@ def finite_number(name: str, value: Any) -> float:
 
 
 def check_masks(mask: np.ndarray, num_actions: int) -> np.ndarray:
-    """The masks as bool [B, num_actions] (the game's number of actions); a wrong shape or a
-    row without a legal action is a ``ValueError``."""
+    """The masks as bool [B, num_actions] (the game's number of actions); a wrong shape, a
+    value other than 0 and 1 (True and False) or a row without a legal action is a
+    ``ValueError``."""
     mask = np.asarray(mask)
     if mask.ndim != 2 or mask.shape[1] != num_actions:
         raise ValueError(f"action masks must have shape [B, {num_actions}], got {mask.shape}")
+    if mask.dtype != np.bool_ and mask.size:
+        if np.issubdtype(mask.dtype, np.integer):
+            ok = mask.min() >= 0 and mask.max() <= 1
+        else:
+            ok = bool(((mask == 0) | (mask == 1)).all())
+        if not ok:
+            row, col = np.argwhere((mask != 0) & (mask != 1))[0]
+            raise ValueError(f"action masks hold 0 (illegal) and 1 (legal) only; row {row} holds {mask[row, col]} "
+                             f"at action {col}")
     if len(mask) and not (mask > 0).any(1).all():
         bad = int(np.flatnonzero(~(mask > 0).any(1))[0])
         raise ValueError(f"row {bad} of the action mask has no legal action (game over or not this seat's turn)")
     return mask > 0
 
 
-def check_finite(obs: np.ndarray) -> np.ndarray:
-    """``obs`` unchanged if every value is a finite number; else a ``ValueError`` naming the
-    first bad row and column (a NaN or an infinity would otherwise turn into an arbitrary,
-    possibly illegal, action). One pass of a sum: NaN and infinities carry through it."""
-    if not np.isfinite(np.sum(obs)):
-        bad = ~np.isfinite(obs)
+@functools.cache
+def observation_bounds(game: str) -> tuple[float, float]:
+    """The least and greatest value of ``game``'s observations (its observation space)."""
+    module = game_named(game).parts.observation
+    return float(module.OBS_LOW), float(module.OBS_HIGH)
+
+
+def check_finite(obs: np.ndarray, game: str | None = None) -> np.ndarray:
+    """``obs`` [B, D] unchanged if every value is a finite number (with ``game``: within
+    its observation bounds, :func:`observation_bounds`); else a ``ValueError`` naming the
+    first bad row and column (a NaN, an infinity or a value no game state encodes, such as
+    1e30, would otherwise turn into an arbitrary, possibly illegal, action or overflow deep
+    in a decoder). Two reductions: NaN fails both comparisons."""
+    low, high = observation_bounds(game) if game is not None else (-np.inf, np.inf)
+    if obs.size and not (low <= np.min(obs) and np.max(obs) <= high):
+        bad = ~((obs >= low) & (obs <= high)) | ~np.isfinite(obs)
         if bad.any():
             row, col = np.argwhere(bad)[0]
-            raise ValueError(f"observation row {row} holds {obs[row, col]} at index {col}; observations are finite numbers")
+            where = f" in {low:g}..{high:g}" if game is not None else ""
+            raise ValueError(f"observation row {row} holds {obs[row, col]} at index {col}; observations are finite "
+                             f"numbers{where}")
     return obs
+
+
+def check_batch(obs: Any, mask: Any, game: str) -> tuple[np.ndarray, np.ndarray]:
+    """A batch as ``game``'s bots take it: ``(observations float32 [B, D], legal bool [B,
+    A])``; a ``ValueError`` for masks :func:`check_masks` refuses, observations of another
+    shape or count than the masks, and values :func:`check_finite` refuses."""
+    info = game_named(game)
+    legal = check_masks(mask, info.num_actions)
+    obs = np.asarray(obs, dtype=np.float32)
+    if obs.ndim != 2 or obs.shape != (len(legal), info.obs_size):
+        raise ValueError(f"observations must have shape [{len(legal)}, {info.obs_size}] (one per mask), "
+                         f"got {list(obs.shape)}")
+    return check_finite(obs, game), legal

@@ -41,6 +41,8 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import pickle
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +52,8 @@ from torch import nn
 
 from redbeard_env.registry import game_named, registered_games
 
-from .base import Agent, check_finite
+from .base import Agent, check_batch
+from .params import SEED, Bool, Choice, Text
 from .registry import make_agent, resolve, training_of
 
 FORMAT = "redbeard-ppo"
@@ -378,8 +381,11 @@ def resolve_checkpoint(name_or_path: str) -> Path:
     if is_plain_name(text) and shipped.is_file():
         return shipped
     path = Path(text)
-    if path.is_file():
-        return path
+    try:
+        if path.is_file():
+            return path
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        pass
     names = sorted(p.stem for p in PRETRAINED_DIR.glob("*.pt"))
     raise ValueError(
         f"no PPO checkpoint {text[:100]!r}: not a shipped name, and not a file "
@@ -488,9 +494,54 @@ def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str, g
     return net
 
 
+#: networks kept for sharing (:func:`shared_policy`): the least recently used is dropped beyond it
+MAX_SHARED_POLICIES = 8
+_shared: OrderedDict[tuple, tuple[PolicyNet, dict]] = OrderedDict()
+_shared_lock = threading.Lock()
+
+
+def shared_policy(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, dict]:
+    """:func:`load_checkpoint`'s network and metadata (without the weights' copy), shared by
+    every bot of the same file: 200 ``ppo:classic_4p,seed=N`` bots hold one network. Keyed
+    by the file (resolved path, inode, size, modification time: a rewritten file is loaded
+    afresh) and device; at most :data:`MAX_SHARED_POLICIES` networks are kept (a bot holds
+    its own after its entry is dropped). The network is for playing only: nothing may
+    train or change it."""
+    path = resolve_checkpoint(str(name_or_path)).resolve()
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ValueError(f"{shown_path(path)} cannot be read: {exc.strerror}") from None
+    key = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns, device)
+    with _shared_lock:
+        if key in _shared:
+            _shared.move_to_end(key)
+            return _shared[key]
+    net, payload = load_checkpoint(name_or_path, device)
+    net.requires_grad_(False)
+    entry = (net, {k: v for k, v in payload.items() if k != "state_dict"})
+    with _shared_lock:
+        entry = _shared.setdefault(key, entry)  # another thread may have loaded it meanwhile
+        _shared.move_to_end(key)
+        while len(_shared) > MAX_SHARED_POLICIES:
+            _shared.popitem(last=False)
+    return entry
+
+
 class PPOAgent(Agent):
     """A trained policy behind the bot interface. ``greedy`` picks the most likely legal
-    action (default); otherwise actions are sampled with a seeded generator."""
+    action (default); otherwise actions are sampled with a seeded generator. Bots of one
+    checkpoint share its network (:func:`shared_policy`)."""
+
+    #: the spec's parameters (agents.params)
+    PARAMS = {
+        "checkpoint": Text(help="a shipped policy's name (agents/pretrained) or a checkpoint's path"),
+        "greedy": Bool(help="play the most likely action (else sample, seeded)"),
+        "seed": SEED,
+        "device": Choice("cpu", "cuda", *(f"cuda:{i}" for i in range(16)), shown="'cpu' or 'cuda[:N]'",
+                         help="where the network runs"),
+    }
+    COST = 5.0  # cost units (agents.params): a decision among many in a batch
 
     def __init__(self, checkpoint: str, greedy: bool = True, seed: int = 0, device: str = "cpu",
                  game: str | None = None):
@@ -499,7 +550,7 @@ class PPOAgent(Agent):
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise ValueError(f"seed must be an int in 0..2**63-1, got {str(seed)[:40]!r}")
         device = check_device(device)
-        self.net, self.meta = load_checkpoint(checkpoint, device)
+        self.net, self.meta = shared_policy(checkpoint, device)
         self.game = self.net.game
         if game is not None and game != self.game:
             raise ValueError(f"ppo:{str(checkpoint)[:100]} plays {self.game}, this table plays {game}")
@@ -510,9 +561,9 @@ class PPOAgent(Agent):
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        obs = check_finite(np.asarray(obs, dtype=np.float32))
-        o = torch.as_tensor(self.net.features(obs, mask), device=self.device)
-        m = torch.as_tensor(np.asarray(mask), device=self.device).bool()
+        obs, legal = check_batch(obs, mask, self.game)  # 0/1 masks, one per observation, finite values in bounds
+        o = torch.as_tensor(self.net.features(obs, legal), device=self.device)
+        m = torch.as_tensor(legal, device=self.device)
         action, _, _ = self.net.act(o, m, greedy=self.greedy, generator=self.generator)
         return action.cpu().numpy()
 

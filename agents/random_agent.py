@@ -6,10 +6,14 @@ import numpy as np
 
 from redbeard_env.registry import game_named, registered_games
 
-from .base import Agent, check_finite, check_masks
+from .base import Agent, check_batch
+from .params import SEED
 
 
 class RandomAgent(Agent):
+    PARAMS = {"seed": SEED}
+    COST = 0.5  # cost units (agents.params): a decision among many in a batch
+
     def __init__(self, seed: int | None = None, game: str | None = None):
         self.game = registered_games()[0] if game is None else game
         self.num_actions = game_named(self.game).num_actions
@@ -20,8 +24,7 @@ class RandomAgent(Agent):
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        legal = check_masks(mask, self.num_actions)
-        check_finite(np.asarray(obs, dtype=np.float32))
+        _, legal = check_batch(obs, mask, self.game)
         keys = self.rng.random(legal.shape)
         return np.where(legal, keys, -1.0).argmax(1)
 

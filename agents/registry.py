@@ -26,6 +26,16 @@ naming that game; a game's ``ALIASES`` keep old flat names working
 else the first registered game. A bot of every game made without a ``game`` picks its own
 (``ppo:`` the checkpoint's). A factory returns an :class:`~agents.base.Agent` (the
 interface is in :mod:`agents.base`); the bot's ``game`` attribute says what it plays.
+
+Every shipped bot declares its parameters (:mod:`agents.params`: a ``PARAMS`` table of
+types and allowed values, and a ``COST`` a decision costs), and :func:`check_spec` checks
+a spec against the declaration before anything is built: an unknown parameter, a value of
+the wrong type or out of range (``heuristic:bid_samples=0``, ``trump_factor=1e308``), a
+nested bot spec (``pimc:rollout=<spec>``) that is itself bad or nests more than
+:data:`~agents.params.MAX_NESTING` deep is a one-line ``ValueError`` naming the parameter
+and what it allows. :func:`make_agent` checks every spec so (the library, ``evaluate.py``,
+``train.py`` opponents and teachers, the web table alike); :func:`spec_cost` is what a
+decision of a spec costs, nested bots included (a table's budget reads it).
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ from redbeard_env.common import parse_literal
 from redbeard_env.registry import game_named, load_object, registered_games
 
 from .base import Agent
+from .params import MAX_NESTING, Param
 
 #: bots of every game: name -> "module:factory" (imported on first use, so ``ppo`` costs
 #: no torch import until a ``ppo:`` spec is made)
@@ -107,7 +118,11 @@ def parse_spec(spec: str) -> Spec:
                     raise ValueError(f"bad agent spec {_quote(spec)}: {_quote(key)} is not a parameter name")
                 if key in kwargs:
                     raise ValueError(f"bad agent spec {_quote(spec)}: parameter {_quote(key)} given twice")
-                kwargs[key] = parse_literal(value)
+                try:
+                    kwargs[key] = parse_literal(value)
+                except (MemoryError, RecursionError):  # the parser's own limits (deep nesting)
+                    raise ValueError(f"bad agent spec {_quote(spec)}: the value of {_quote(key, 40)} is nested too "
+                                     f"deeply") from None
             else:
                 if kwargs or args:
                     raise ValueError(
@@ -189,41 +204,141 @@ def resolve(name: str, game: str | None = None) -> tuple[Callable[..., Agent], s
     raise ValueError(f"unknown agent {_quote(name)}; known agents: {', '.join(available_agents(game))}")
 
 
-def make_agent(spec: "str | Agent", game: str | None = None, **defaults: Any) -> Agent:
-    """Build a bot of ``game`` from a spec string (see the module docstring). ``defaults``
-    (e.g. ``seed=``, ``rules=``) and ``game`` are passed only to factories that accept
-    them, and never override the spec's own values. A bot object is returned as it is if
-    it plays ``game``."""
-    if isinstance(spec, Agent):
-        check_game(spec, game)
-        return spec
+@dataclass(frozen=True)
+class CheckedSpec:
+    """A spec checked against its bot's declaration (:func:`check_spec`): the factory, the
+    game it was checked for, the spec's values by parameter name (a bare argument under its
+    parameter's name; ``args`` keeps it only for a bot without a declaration) and the
+    checked specs of the bots it names (``nested``)."""
+
+    text: str
+    name: str
+    game: str
+    factory: Callable[..., Agent]
+    values: dict
+    args: tuple = ()
+    nested: dict = field(default_factory=dict)
+
+    @property
+    def declared(self) -> dict[str, Param] | None:
+        return declaration(self.factory)
+
+    @property
+    def cost(self) -> float:
+        """What a decision of this bot costs in cost units (:mod:`agents.params`): its
+        ``COST`` scaled by each parameter's value or default, times ``calls`` x the cost of
+        every nested bot; 1 for a bot without a declaration."""
+        declared = self.declared
+        if declared is None:
+            return 1.0
+        total = float(getattr(self.factory, "COST", 1.0))
+        defaults = _signature_defaults(self.factory)
+        for key, param in declared.items():
+            value = self.values.get(key, defaults.get(key))
+            if param.kind == "bot":
+                nested = self.nested.get(key)
+                if nested is None and isinstance(value, str):
+                    nested = check_spec(value, self.game)
+                total *= param.calls * (nested.cost if nested is not None else 1.0)
+            else:
+                total *= param.factor(value)
+        return total
+
+
+def declaration(factory: Any) -> dict[str, Param] | None:
+    """The ``PARAMS`` a bot's factory declares (None: it declares nothing)."""
+    declared = getattr(factory, "PARAMS", None)
+    return declared if isinstance(declared, dict) else None
+
+
+def _parameters(factory: Any) -> dict[str, inspect.Parameter]:
+    try:
+        return dict(inspect.signature(factory).parameters)
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return {}
+
+
+def _signature_defaults(factory: Any) -> dict[str, Any]:
+    return {k: p.default for k, p in _parameters(factory).items() if p.default is not inspect.Parameter.empty}
+
+
+def check_spec(spec: str, game: str | None = None, _depth: int = 0) -> CheckedSpec:
+    """``spec`` checked against its bot's declaration in ``game`` (see the module
+    docstring); ``ValueError`` naming what is wrong. Nothing is built or loaded."""
+    if _depth > MAX_NESTING:
+        raise ValueError(f"bad agent spec {_quote(spec)}: bots nest at most {MAX_NESTING} deep")
     parsed = parse_spec(spec)
     factory, found = resolve(parsed.name, game)
-    if game is not None or parsed.name in _aliases():
-        game = found  # a bot of every game made without a game picks its own (ppo: its checkpoint's)
-    if game is not None:
-        defaults = {**defaults, "game": game}
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins
-        params = {}
+    declared = declaration(factory)
+    params = _parameters(factory)
     var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    kwargs = dict(parsed.kwargs)
-    for key, value in defaults.items():
-        if key not in kwargs and (var_kw or key in params):
-            kwargs[key] = value
-    unknown = [k for k in parsed.kwargs if not var_kw and k not in params]
+    allowed = list(declared) if declared is not None else [
+        k for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = [k for k in parsed.kwargs if k not in allowed and (declared is not None or not var_kw)]
     if unknown:
-        allowed = [k for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         raise ValueError(
             f"bad agent spec {_quote(spec)}: {parsed.name} has no parameter {', '.join(_quote(k, 40) for k in unknown)}; "
             f"allowed: {', '.join(allowed) or '(none)'}"
         )
+    if declared is None:
+        return CheckedSpec(parsed.text, parsed.name, found, factory, dict(parsed.kwargs), parsed.args)
+    values = dict(parsed.kwargs)
+    if parsed.args:
+        first = next((k for k, p in params.items() if p.kind is p.POSITIONAL_OR_KEYWORD), None)
+        if first is None or first not in declared:
+            raise ValueError(f"bad agent spec {_quote(spec)}: {parsed.name} takes no bare argument")
+        if first in values:
+            raise ValueError(f"bad agent spec {_quote(spec)}: parameter {_quote(first)} given twice")
+        values = {first: parsed.args[0], **values}
+    nested: dict[str, CheckedSpec] = {}
+    for key, value in values.items():
+        param = declared[key]
+        try:
+            param.check(key, value)
+            if param.kind == "bot":
+                nested[key] = check_spec(value, found, _depth + 1)
+            elif param.kind == "rules":
+                game_named(found).make_rules(value)
+        except (ValueError, TypeError) as exc:
+            message = str(exc)
+            if param.kind == "bot":  # the nested spec's own message, after what it is
+                message = f"{key} {message.removeprefix('bad agent spec ')}"
+            raise ValueError(f"bad agent spec {_quote(spec)}: {_quote(message, 300)[1:-1]}") from None
+    return CheckedSpec(parsed.text, parsed.name, found, factory, values, (), nested)
+
+
+def spec_cost(spec: str, game: str | None = None) -> float:
+    """What a decision of ``spec`` costs in ``game``, in cost units (:mod:`agents.params`;
+    nested bots included); ``ValueError`` for a spec :func:`check_spec` refuses."""
+    return check_spec(spec, game).cost
+
+
+def make_agent(spec: "str | Agent", game: str | None = None, **defaults: Any) -> Agent:
+    """Build a bot of ``game`` from a spec string, checked first (:func:`check_spec`; see
+    the module docstring). ``defaults`` (e.g. ``seed=``, ``rules=``) and ``game`` are
+    passed only to factories that accept them, and never override the spec's own values
+    (they come from code: only the spec is checked). A bot object is returned as it is
+    if it plays ``game``."""
+    if isinstance(spec, Agent):
+        check_game(spec, game)
+        return spec
+    checked = check_spec(spec, game)
+    factory, found = checked.factory, checked.game
+    if game is not None or checked.name in _aliases():
+        game = found  # a bot of every game made without a game picks its own (ppo: its checkpoint's)
+    if game is not None:
+        defaults = {**defaults, "game": game}
+    params = _parameters(factory)
+    var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    kwargs = dict(checked.values)
+    for key, value in defaults.items():
+        if key not in kwargs and (var_kw or key in params):
+            kwargs[key] = value
     try:
-        agent = factory(*parsed.args, **kwargs)
+        agent = factory(*checked.args, **kwargs)
     except (TypeError, RuntimeError, OverflowError, AttributeError) as exc:  # a value the bot cannot take
         raise ValueError(f"bad agent spec {_quote(spec)}: {_quote(str(exc), 300)[1:-1]}") from None
-    agent.spec = parsed.text
+    agent.spec = checked.text
     if getattr(agent, "game", None) is None:
         agent.game = game or found  # a bot of every game plays the game it was made for
     check_game(agent, game)

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .base import Agent, check_finite
+from .base import Agent, check_batch
+from .params import Choice, Text
 
 
 def _plain(value) -> bool:
@@ -48,6 +49,14 @@ def check_net_arch(net_arch: Any, where: str) -> None:
 
 
 class MaskablePPOAgent(Agent):
+    #: the spec's parameters (agents.params)
+    PARAMS = {
+        "path": Text(help="the saved model (.zip)"),
+        "device": Choice("cpu", "cuda", *(f"cuda:{i}" for i in range(16)), shown="'cpu' or 'cuda[:N]'",
+                         help="where the network runs"),
+    }
+    COST = 5.0  # cost units (agents.params): a decision among many in a batch
+
     def __init__(self, path: str, device: str = "cpu", game: str | None = None):
         try:
             import torch
@@ -56,7 +65,11 @@ class MaskablePPOAgent(Agent):
             raise ValueError("the sb3 bot needs sb3-contrib: pip install -e '.[sb3]'") from exc
         from agents.single_agent import single_agent_env
 
-        if not Path(path).is_file() or not zipfile.is_zipfile(path):
+        try:
+            is_model = Path(path).is_file() and zipfile.is_zipfile(path)
+        except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+            is_model = False
+        if not is_model:
             raise ValueError(f"no saved MaskablePPO model at {path!r} (a .zip written by model.save)")
         with zipfile.ZipFile(path) as z:
             try:
@@ -87,8 +100,7 @@ class MaskablePPOAgent(Agent):
         self.policy.to(device).eval()
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        legal = np.asarray(mask) > 0
-        obs = check_finite(np.asarray(obs, dtype=np.float32))
-        actions, _ = self.policy.predict({"observation": obs, "action_mask": np.asarray(mask, np.int8)},
+        obs, legal = check_batch(obs, mask, self.game)
+        actions, _ = self.policy.predict({"observation": obs, "action_mask": legal.astype(np.int8)},
                                          action_masks=legal, deterministic=True)
         return np.asarray(actions, dtype=np.int64)

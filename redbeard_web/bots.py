@@ -1,6 +1,15 @@
 """The bots of the web table and the terminal game: which a user may name, which the page
 offers for each game, and one shared instance per (game, spec).
 
+A spec from a user is checked twice: against its bot's declaration
+(:func:`agents.registry.check_spec`: every parameter's type and range, nested bots
+included) and against what a table may take from a client (values are numbers or plain
+names, never files; ``ppo:`` only a shipped policy; a decision costing at most the search
+budget, priced by the declarations: :attr:`agents.registry.CheckedSpec.cost`). A
+:class:`BotPool` made with ``free_specs=False`` (``redbeard-web`` without
+``--free-specs``) plays only the specs the table offers (:func:`offered_specs`: the page's
+bots and every level's); with ``free_specs`` any spec that passes both checks.
+
 Bots are shared between games of the same kind (:class:`BotPool`: one instance per game
 and spec, built on first use, one lock each, so a checkpoint is loaded once);
 deterministic bots (``heuristic``, a greedy ``ppo``) therefore play a seeded game the same
@@ -22,10 +31,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from agents.registry import Spec, _quote, available_agents, make_agent, parse_spec, resolve
+from agents.registry import Spec, _quote, available_agents, check_spec, make_agent, parse_spec, resolve
 from redbeard_env.common import parse_literal
 from redbeard_env.registry import game_named, registered_games
 
+from .levels import levels_of
 from .limits import Limits
 
 #: the built-in bots the page offers after the shipped policies, where the game has them
@@ -94,10 +104,21 @@ def suggested_bots(game: str | None = None) -> list[str]:
     return ppo + [b for b in OFFERED if b in known]
 
 
+def offered_specs(game: str | None = None) -> list[str]:
+    """The bot specs a table offers for ``game`` (normal forms): the page's bots
+    (:func:`suggested_bots`) and the bot of every level on every sheet of the game."""
+    info = game_named(game or default_game())
+    out = list(suggested_bots(info.name))
+    for preset in info.presets:
+        out += [level["bot"] for level in levels_of(info.name, preset)["levels"]]
+    return list(dict.fromkeys(normal_spec(parse_spec(s)) for s in out))
+
+
 def check_bot_spec(spec: Any, game: str | None = None, budget: float | None = None) -> str:
     """A bot spec from a user for ``game``, in its normal form (:func:`normal_spec`): an agent
     of that game whose values are numbers or plain names (never a file: ``ppo:`` takes only
-    a shipped policy), costing at most ``budget`` playouts a decision (None: any).
+    a shipped policy), allowed by its declaration (:func:`agents.registry.check_spec`),
+    costing at most ``budget`` cost units a decision (None: any; :mod:`agents.params`).
     ``ValueError`` otherwise, naming what is wrong (a bot of another game: that game)."""
     info = game_named(game or default_game())
     if not isinstance(spec, str):
@@ -116,12 +137,13 @@ def check_bot_spec(spec: Any, game: str | None = None, budget: float | None = No
         _check_value(value, spec, info.name)
     if parsed.name in FILE_BOTS:
         _check_policy(parsed, info)
+    checked = check_spec(spec, info.name)
     if budget is not None:
-        cost = spec_cost(parsed, info.name)
+        cost = checked.cost
         if cost > budget:
             shown = f"{cost:.0f}" if math.isfinite(cost) else "unboundedly many"
-            raise ValueError(f"bot spec {_quote(spec, 60)} would search {shown} playouts a decision; this table "
-                             f"allows {budget:.0f} (its search budget): ask for fewer samples")
+            raise ValueError(f"bot spec {_quote(spec, 60)} costs {shown} units a decision; this table allows "
+                             f"{budget:.0f} (its search budget): ask for fewer samples or a cheaper rollout bot")
     return normal_spec(parsed)
 
 
@@ -175,26 +197,6 @@ def _value_text(value: Any) -> str:
     return repr(value)
 
 
-def spec_cost(parsed: Spec, game: str, depth: int = 0) -> float:
-    """Playouts a decision of this bot costs at most: its factory's ``search_cost`` (1 for
-    bots without one; see :mod:`agents.base`), times the cost of every bot it names in its
-    values (a search bot's rollout bot, a wrapper's base bot)."""
-    factory, _ = resolve(parsed.name, game)
-    price = getattr(factory, "search_cost", None)
-    cost = 1.0
-    if callable(price):
-        try:
-            cost = max(float(price(*parsed.args, **parsed.kwargs)), 1.0)
-        except (TypeError, ValueError, OverflowError):
-            cost = 1.0  # values the bot itself refuses, with its own message
-    for value in parsed.kwargs.values():
-        if isinstance(value, str) and depth < 4 and _knows(game, value):
-            cost *= spec_cost(parse_spec(value), game, depth + 1)
-        elif isinstance(value, str) and _knows(game, value):
-            return float("inf")
-    return cost
-
-
 def _knows(game: str, name: str) -> bool:
     """Whether ``name`` is a bot (or an old name of one) of ``game``."""
     try:
@@ -211,16 +213,19 @@ class BotPool:
     bot or holds one up.
 
     Bounded: at most ``max_bots`` bots stay built, and search bots together at most
-    ``max_search`` playouts of cost (default: twice the search budget); the least recently
+    ``max_search`` units of cost (default: twice the search budget); the least recently
     used are dropped first (and built again when asked for). A spec costing more than
-    ``search_budget`` playouts a decision is refused (``ValueError``; None: no budget)."""
+    ``search_budget`` cost units a decision is refused (``ValueError``; None: no budget),
+    and without ``free_specs`` any spec the table does not offer (:func:`offered_specs`)."""
 
     def __init__(self, factory: Callable[[str, str], Any] | None = None, max_bots: int = Limits.bot_cache,
-                 search_budget: float | None = Limits.search_budget, max_search: float | None = None):
+                 search_budget: float | None = Limits.search_budget, max_search: float | None = None,
+                 free_specs: bool = True):
         if max_bots < 1:
             raise ValueError(f"max_bots must be >= 1, got {max_bots}")
         self._factory = factory or (lambda spec, game: make_agent(spec, game=game, seed=0))
         self.max_bots = max_bots
+        self.free_specs = bool(free_specs)
         self.search_budget = search_budget
         self.max_search = max_search if max_search is not None else (2 * search_budget if search_budget else None)
         self._bots: OrderedDict[tuple[str, str, str], tuple[Any, threading.Lock, float]] = OrderedDict()
@@ -233,7 +238,14 @@ class BotPool:
 
     def check(self, spec: Any, game: str | None = None) -> str:
         """``spec`` in normal form if this pool would play it in ``game`` (else ``ValueError``)."""
-        return check_bot_spec(spec, game_named(game or default_game()).name, self.search_budget)
+        info = game_named(game or default_game())
+        normal = check_bot_spec(spec, info.name, self.search_budget)
+        if not self.free_specs:
+            offered = offered_specs(info.name)
+            if normal not in offered:
+                raise ValueError(f"this table plays only the bots it offers for {info.title}: {', '.join(offered)} "
+                                 f"(a table started with redbeard-web --free-specs takes other specs)")
+        return normal
 
     def get(self, spec: str, game: str | None = None, role: str = "play") -> tuple[Any, threading.Lock]:
         """The bot and its lock. ``role``: bots giving hints are others than those playing
@@ -253,7 +265,7 @@ class BotPool:
                         self._bots.move_to_end(key)
                         return self._bots[key][:2]
                 bot = self._factory(key[1], game)
-                cost = spec_cost(parsed, game)
+                cost = check_spec(key[1], game).cost
                 entry = (bot, threading.Lock(), cost if cost > 1 else 0.0)
                 with self._lock:
                     self._bots[key] = entry
@@ -312,4 +324,4 @@ def _policy_probabilities(net, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return torch.softmax(logits, -1)[0].cpu().numpy().astype(float)
 
 
-__all__ = ["BotPool", "check_bot_spec", "normal_spec", "spec_cost", "suggested_bots", "shipped_checkpoints", "checkpoint_game", "default_game"]
+__all__ = ["BotPool", "check_bot_spec", "normal_spec", "offered_specs", "suggested_bots", "shipped_checkpoints", "checkpoint_game", "default_game"]

@@ -36,9 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.oh_hell.cards import NUM_ACTIONS
-
-from ..base import Agent, check_finite, check_masks, finite_number
+from ..base import Agent, check_batch
+from ..params import SEED, Float, set_numbers
 from ..sortskaeg.heuristic_kernels import family_values, others_hold
 from .decode import CARD_SUIT, PHASE, decode_batch
 
@@ -50,12 +49,18 @@ class OhHellHeuristic(Agent):
     """See the module docstring."""
 
     game = "oh_hell"
+    #: the spec's parameters (agents.params): a scale of the expected tricks, and chances
+    PARAMS = {
+        "bid_scale": Float(0, 4, help="scales the hand's expected tricks into a bid"),
+        "lead_factor": Float(0, 1, help="an off-trump card's chance to be led"),
+        "trump_factor": Float(0, 1, help="an off-trump card's chance each opponent does not trump it"),
+        "seed": SEED,
+    }
+    COST = 0.4  # cost units (agents.params): a decision among many in a batch
 
     def __init__(self, bid_scale: float = 2.0, lead_factor: float = 0.85, trump_factor: float = 0.6,
                  seed: int | None = None):
-        self.bid_scale = finite_number("bid_scale", bid_scale)
-        self.lead_factor = finite_number("lead_factor", lead_factor)
-        self.trump_factor = finite_number("trump_factor", trump_factor)
+        set_numbers(self, bid_scale=bid_scale, lead_factor=lead_factor, trump_factor=trump_factor)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return self.action_values(obs, mask).argmax(1)
@@ -64,8 +69,8 @@ class OhHellHeuristic(Agent):
         """float [B, 70]: the bot's preference for every action (-inf where illegal); what a
         player may count is worked out here, the values in the family's compiled kernel
         (:mod:`agents.sortskaeg.heuristic_kernels`)."""
-        legal = check_masks(mask, NUM_ACTIONS)
-        v = decode_batch(check_finite(np.asarray(obs, dtype=np.float32)))
+        obs, legal = check_batch(obs, mask, self.game)
+        v = decode_batch(obs)
         # unseen: the deck's cards not in the hand, played, on the table or turned
         unseen = v.in_play & ~(v.hand | v.played | v.trick | v.trump_card)
         left = np.maximum(v.hand_size - v.tricks_done, 0)  # cards each player holds at the trick's start

@@ -33,9 +33,10 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from redbeard_env.oh_hell.cards import BID0, NUM_ACTIONS, from_openspiel, to_openspiel
+from redbeard_env.oh_hell.cards import BID0, from_openspiel, to_openspiel
 
-from ..base import Agent, check_finite, check_masks, cost_number, finite_number
+from ..base import Agent, check_batch
+from ..params import SEED, Choice, Float, Int, set_numbers
 from .decode import PHASE, OObs, decode_batch
 from .pimc import hidden_hands
 
@@ -94,27 +95,27 @@ class OpenSpielBot(Agent):
     """See the module docstring."""
 
     game = "oh_hell"
+    #: the spec's parameters (agents.params); a decision costs simulations x rollouts x worlds
+    #: (ismcts, which ignores worlds, is charged as if it searched them: an upper bound)
+    PARAMS = {
+        "algorithm": Choice(*ALGORITHMS, help="IS-MCTS, or MCTS on determinised worlds"),
+        "simulations": Int(1, 100_000, per=1, help="simulations per search"),
+        "evaluator": Choice(*EVALUATORS, help="the leaf evaluator"),
+        "rollouts": Int(1, 100, per=2, help="random playouts per leaf"),
+        "uct_c": Float(0, 100, help="the exploration constant"),
+        "worlds": Int(1, 64, per=1, help="mcts: determinised worlds per decision"),
+        "seed": SEED,
+    }
+    COST = 0.3  # cost units (agents.params) per simulation and world
 
     def __init__(self, algorithm: str = "ismcts", simulations: int = 100, evaluator: str = "random", rollouts: int = 1,
                  uct_c: float = 2.0, worlds: int = 4, seed: int | None = None):
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"openspiel algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-        if evaluator not in EVALUATORS:
-            raise ValueError(f"openspiel evaluator must be one of {', '.join(EVALUATORS)}, got {evaluator!r}")
-        for name, value in (("simulations", simulations), ("rollouts", rollouts), ("worlds", worlds)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"openspiel {name} must be an int >= 1, got {value!r}")
-        self.algorithm, self.simulations, self.rollouts = algorithm, simulations, rollouts
-        self.uct_c, self.worlds, self.seed = finite_number("uct_c", uct_c), worlds, seed
+        self.algorithm = self.PARAMS["algorithm"].check("algorithm", algorithm)
+        self.evaluator = self.PARAMS["evaluator"].check("evaluator", evaluator)
+        set_numbers(self, simulations=simulations, rollouts=rollouts, uct_c=uct_c, worlds=worlds)
+        self.seed = seed
         self.games: dict = {}
         self.reset(seed)
-
-    @staticmethod
-    def search_cost(simulations=100, rollouts=1, worlds=4, algorithm="ismcts", **_) -> float:
-        """Playouts a searched decision costs at most: ``simulations x rollouts`` (MCTS
-        searches each of its ``worlds`` sampled deals; see :mod:`agents.base`)."""
-        cost = cost_number(simulations) * cost_number(rollouts)
-        return cost * cost_number(worlds) if algorithm == "mcts" else cost
 
     def reset(self, seed: int | None = None) -> None:
         seed = self.seed if seed is None else seed
@@ -127,8 +128,8 @@ class OpenSpielBot(Agent):
         return self.games[key]
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        legal = check_masks(mask, NUM_ACTIONS)
-        v = decode_batch(check_finite(np.asarray(obs, dtype=np.float32)))
+        obs, legal = check_batch(obs, mask, self.game)
+        v = decode_batch(obs)
         actions = legal.argmax(1)
         for row in np.flatnonzero((legal.sum(1) > 1) & np.isin(v.phase, [PHASE["bid"], PHASE["play"]])):
             action = to_ours(self._search(v, int(row)), v, int(row))

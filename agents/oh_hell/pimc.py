@@ -62,6 +62,7 @@ class OhHellPIMC(FamilyPIMC):
     game = "oh_hell"
     num_actions = NUM_ACTIONS
     max_bid = MAX_BID
+    COST = MAX_BID + 1.0  # cost units (agents.params) per sample and rollout decision (up to MAX_BID + 1 candidates)
     vector_env = VectorEnv
     decode = staticmethod(decode_batch)
     rules_from_obs = staticmethod(rules_from_obs)

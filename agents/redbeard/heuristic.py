@@ -55,7 +55,8 @@ from redbeard_env.redbeard.observation import OBS_SIZE, OBS_SLICES
 from redbeard_env.redbeard.rules import MIN_PLAYERS, Rules, make_rules
 
 from . import heuristic_kernels as HK
-from ..base import Agent, check_finite, finite_number
+from ..base import Agent, check_batch, finite_number
+from ..params import SEED, Float, Int, RulesParam, set_numbers
 from .decode import decode_batch, rules_from_obs, rules_groups
 
 K = HK.K  # trick counts 0..7 in utility tables (7 only as padding)
@@ -87,6 +88,24 @@ class HeuristicAgent(Agent):
 
     game = "redbeard"
     value_units = "points"  # action_values: expected utilities of the round's end, in points
+    #: the spec's parameters (agents.params): utilities in points, shares, scales
+    PARAMS = {
+        "rules": RulesParam(),
+        "seed": SEED,
+        "win_value": Float(0, 100, help="utility of ending a round on exactly 0"),
+        "neg_extra": Float(0, 100, help="extra cost of ending a round below 0"),
+        "elim_value": Float(0, 100, help="cost of an elimination"),
+        "control": Float(0, 1, help="share of outcomes one trick off the bid that timing moves onto it"),
+        "bid_margin": Float(-50, 50, help="what a bid must beat passing by"),
+        "block": Float(0, 10, help="extra cost of passing when the high bidder would win"),
+        "bid_samples": Int(1, 4096, per=1024, help="deals of the bid Monte Carlo (beyond 1024 a decision costs more)"),
+        "q_scale": Float(0, 2, help="scales the chance an opponent overtakes a card"),
+        "follow_scale": Float(0, 2, help="scales a follower's trick chances"),
+        "defend": Float(0, 10, help="weight of making a rival declarer fail"),
+        "redeal_below": Float(0, 7, help="redeal a hand expected to take fewer tricks"),
+        "threat": Float(0, 1, help="weight of the join chances asking hands to trickless opponents"),
+    }
+    COST = 0.2  # cost units (agents.params): a decision among many in a batch
 
     def __init__(
         self,
@@ -106,21 +125,12 @@ class HeuristicAgent(Agent):
         threat: float = 0.35,
     ):
         self.rules = rules if rules is None else make_rules(rules)  # ValueError for bad rules
-        self.win_value = finite_number("win_value", win_value)
-        self.neg_extra = finite_number("neg_extra", neg_extra)
-        self.elim_value = finite_number("elim_value", elim_value)
-        self.control = finite_number("control", control)
-        self.bid_samples = int(bid_samples)
-        self.q_scale = finite_number("q_scale", q_scale)
-        self.follow_scale = finite_number("follow_scale", follow_scale)
+        set_numbers(self, win_value=win_value, neg_extra=neg_extra, elim_value=elim_value, control=control,
+                    bid_samples=bid_samples, q_scale=q_scale, follow_scale=follow_scale, bid_margin=bid_margin,
+                    block=block, defend=defend, redeal_below=redeal_below, threat=threat)
         # fixed random numbers for the bid Monte Carlo: the bot stays deterministic
         uniforms = np.random.default_rng(12345).random((self.bid_samples, 4, 13))
         self.uniforms = np.ascontiguousarray(uniforms.reshape(self.bid_samples, 52).T)  # [card, sample]
-        self.bid_margin = finite_number("bid_margin", bid_margin)
-        self.block = finite_number("block", block)
-        self.defend = finite_number("defend", defend)
-        self.redeal_below = finite_number("redeal_below", redeal_below)
-        self.threat = finite_number("threat", threat)
 
     # ------------------------------------------------------------------ entry
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -149,12 +159,12 @@ class HeuristicAgent(Agent):
             obs = obs[None]
         if obs.ndim != 2 or obs.shape[1] != OBS_SIZE or len(obs) != len(mask):
             raise ValueError(f"observations must have shape [{len(mask)}, {OBS_SIZE}], got {obs.shape}")
+        if rows is None:
+            check_batch(obs, mask, self.game)  # 0/1 masks, finite observations within bounds
         if mask.dtype not in (np.int8, np.bool_, np.uint8):
             mask = mask > 0
         mask = np.ascontiguousarray(mask).view(np.int8)
-        if rows is None:
-            check_finite(obs)
-        else:  # a search's own rows (act_rows): its engine wrote them
+        if rows is not None:  # a search's own rows (act_rows): its engine wrote them
             rows = np.asarray(rows)
             if rows.ndim != 1 or not (np.issubdtype(rows.dtype, np.integer) or len(rows) == 0):
                 raise ValueError(f"rows must be a 1-d array of row indices, got {rows.dtype} {rows.shape}")

@@ -19,6 +19,7 @@ import numpy as np
 from redbeard_env.redbeard.cards import FOLD, JOIN, NUM_ACTIONS
 
 from ..base import Agent, check_masks
+from ..params import SEED, Bot, Choice
 from ..registry import make_agent
 
 MODES = {"always": JOIN, "never": FOLD, "free": None}
@@ -26,10 +27,17 @@ MODES = {"always": JOIN, "never": FOLD, "free": None}
 
 class JoinPolicy(Agent):
     game = "redbeard"
+    #: the spec's parameters (agents.params); a decision costs one of its base bot's
+    PARAMS = {
+        "mode": Choice(*MODES, shown="'always', 'never' or 'free'", help="join always, never, or as the base bot does"),
+        "base": Bot(calls=1, help="the bot making every other decision"),
+        "seed": SEED,
+    }
+    COST = 1.0
 
     def __init__(self, mode: str, base: str = "heuristic", seed: int | None = None):
         if mode not in MODES:
-            raise ValueError(f"joins: the mode is 'always', 'never' or 'free', got {mode!r}")
+            raise ValueError(f"joins: the mode is 'always', 'never' or 'free', got {str(mode)[:40]!r}")
         self.mode, self.choice = mode, MODES[mode]
         self.base = make_agent(str(base), game=self.game, seed=seed)
 

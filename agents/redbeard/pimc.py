@@ -41,14 +41,15 @@ from collections import OrderedDict
 
 import numpy as np
 
-from redbeard_env.redbeard.cards import NUM_ACTIONS, NUM_CARDS, PASS, suit_of
+from redbeard_env.redbeard.cards import NUM_CARDS, PASS, suit_of
 from redbeard_env.redbeard.game import JOIN_STATES, NO_CALL, PHASE_NAMES, Game
 from redbeard_env.redbeard.rules import HAND_SIZE, Rules, make_rules
 from redbeard_env.redbeard.vector import VectorEnv
 from redbeard_env.redbeard.vector_kernels import GAME
 
 from . import playout_kernels as PK
-from ..base import Agent, check_finite, check_masks, cost_number, finite_number
+from ..base import Agent, check_batch
+from ..params import SEED, Bot, Choice, Int, RulesParam, set_numbers
 from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
 from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, HeuristicAgent, score_utility
 from ..registry import make_agent
@@ -57,6 +58,7 @@ CARD_SUITS = suit_of(np.arange(NUM_CARDS))  # the suit of every card id
 SEARCH_PHASES = ("bid", "ask", "join", "play")  # redeal, look and duels: the rollout bot decides
 MAX_PLAYOUT_STEPS = 400  # decisions to a round's end: far more than any round takes
 COPY_FROM = 128  # sampled worlds per search from which the engine is copied per candidate (see _play_out)
+PLAYOUT_CALLS = 5  # decisions of its rollout bot a playout costs, measured (agents.params)
 
 
 # ====================================================================== sampling
@@ -248,6 +250,22 @@ class PimcAgent(Agent):
 
     game = "redbeard"
     value_units = "points"  # action_values: the round's expected utility
+    #: the spec's parameters (agents.params); a decision costs samples x max_actions playouts,
+    #: a playout about PLAYOUT_CALLS decisions of the rollout bot
+    PARAMS = {
+        "samples": Int(1, 4096, per=1, help="deals sampled per decision"),
+        "max_actions": Int(2, 16, per=1, help="candidate actions searched (at most 8 are ever legal at once)"),
+        "rollout": Bot(calls=PLAYOUT_CALLS, help="the bot playing every seat of the playouts"),
+        "horizon": Choice("auto", "round", "game", help="what a playout is worth (it costs the same)"),
+        "close_at": Int(0, 1000, help="under horizon=auto: a score at which the game may end this round"),
+        "win_value": HeuristicAgent.PARAMS["win_value"],
+        "neg_extra": HeuristicAgent.PARAMS["neg_extra"],
+        "elim_value": HeuristicAgent.PARAMS["elim_value"],
+        "chunk": Int(1, 65536, help="playouts per batch (bounds the engine's memory)"),
+        "seed": SEED,
+        "rules": RulesParam(),
+    }
+    COST = 1.0  # cost units (agents.params) per sample, candidate and rollout decision
 
     def __init__(
         self,
@@ -263,30 +281,15 @@ class PimcAgent(Agent):
         seed: int | None = 0,
         rules: Rules | None = None,
     ):
-        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-            raise ValueError(f"pimc: samples must be an int >= 1, got {samples!r}")
-        if isinstance(max_actions, bool) or not isinstance(max_actions, int) or max_actions < 2:
-            raise ValueError(f"pimc: max_actions must be an int >= 2, got {max_actions!r}")
-        if horizon not in ("auto", "round", "game"):
-            raise ValueError(f"pimc: horizon must be 'auto', 'round' or 'game', got {horizon!r}")
-        self.samples, self.max_actions = samples, max_actions
+        set_numbers(self, samples=samples, max_actions=max_actions, close_at=close_at, win_value=win_value,
+                    neg_extra=neg_extra, elim_value=elim_value, chunk=chunk)
+        self.horizon = self.PARAMS["horizon"].check("horizon", horizon)
         self.policy = make_agent(rollout, game=self.game, seed=seed)
-        self.horizon, self.close_at = horizon, int(close_at)
-        self.win_value = finite_number("win_value", win_value)
-        self.neg_extra = finite_number("neg_extra", neg_extra)
-        self.elim_value = finite_number("elim_value", elim_value)
-        self.chunk = int(chunk)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.rules = rules if rules is None else make_rules(rules)  # ValueError for bad rules
         self.decisions = 0  # searched decisions (for cost reports)
         self._engines: OrderedDict = OrderedDict()  # (rules, players, slots) -> VectorEnv
-
-    @staticmethod
-    def search_cost(samples=16, max_actions=4, **_) -> float:
-        """Playouts a searched decision costs at most: ``samples x`` candidates (the rollout
-        bot's own cost multiplies it; see :mod:`agents.base`)."""
-        return cost_number(samples) * min(cost_number(max_actions), NUM_ACTIONS)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
@@ -295,15 +298,15 @@ class PimcAgent(Agent):
     # -------------------------------------------------------------- entry
     def searches(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """bool [B]: the rows this bot searches; its rollout bot decides the others."""
-        return self._searched(decode_batch(check_finite(np.asarray(obs, dtype=np.float32))), check_masks(mask, NUM_ACTIONS))
+        obs, legal = check_batch(obs, mask, self.game)
+        return self._searched(decode_batch(obs), legal)
 
     @staticmethod
     def _searched(view: ObsBatch, legal: np.ndarray) -> np.ndarray:
         return np.isin(view.phase, [PHASE[p] for p in SEARCH_PHASES]) & (legal.sum(1) > 1)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        legal = check_masks(mask, NUM_ACTIONS)
-        obs = check_finite(np.asarray(obs, dtype=np.float32))
+        obs, legal = check_batch(obs, mask, self.game)
         base = np.asarray(self.policy.act_batch(obs, np.asarray(mask)), dtype=np.int64)
         view = decode_batch(obs)
         search = self._searched(view, legal)
@@ -329,8 +332,7 @@ class PimcAgent(Agent):
         counts them), every legal action searched; ``-inf`` for illegal actions and ``nan``
         for the legal actions of decisions pimc leaves to its rollout bot (redeal, look,
         duels) or that have one legal action."""
-        legal = check_masks(mask, NUM_ACTIONS)
-        obs = check_finite(np.asarray(obs, dtype=np.float32))
+        obs, legal = check_batch(obs, mask, self.game)
         base = np.asarray(self.policy.act_batch(obs, np.asarray(mask)), dtype=np.int64)
         view = decode_batch(obs)
         out = np.where(legal, np.nan, -np.inf)

@@ -40,9 +40,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.sortskaeg.cards import CARD_COLOUR, NUM_ACTIONS, YELLOW
+from redbeard_env.sortskaeg.cards import CARD_COLOUR, YELLOW
 
-from ..base import Agent, check_finite, check_masks, finite_number
+from ..base import Agent, check_batch
+from ..params import SEED, Float, set_numbers
 from .decode import PHASE, decode_batch
 from .heuristic_kernels import family_values, others_hold
 
@@ -53,12 +54,20 @@ class SortskaegHeuristic(Agent):
     """See the module docstring."""
 
     game = "sortskaeg"
+    #: the spec's parameters (agents.params): a scale of the expected tricks, and chances
+    PARAMS = {
+        "bid_scale": Float(0, 4, help="scales the hand's expected tricks into a bid"),
+        "joker_value": Float(0, 1, help="a joker's chance to take a trick"),
+        "lead_factor": Float(0, 1, help="an off-trump card's chance to be led"),
+        "trump_factor": Float(0, 1, help="an off-trump card's chance each opponent does not trump it"),
+        "seed": SEED,
+    }
+    COST = 0.8  # cost units (agents.params): a decision among many in a batch
 
     def __init__(self, bid_scale: float = 1.3, joker_value: float = 0.8, lead_factor: float = 0.85,
                  trump_factor: float = 0.6, seed: int | None = None):
-        self.bid_scale, self.joker_value = finite_number("bid_scale", bid_scale), finite_number("joker_value", joker_value)
-        self.lead_factor = finite_number("lead_factor", lead_factor)
-        self.trump_factor = finite_number("trump_factor", trump_factor)
+        set_numbers(self, bid_scale=bid_scale, joker_value=joker_value, lead_factor=lead_factor,
+                    trump_factor=trump_factor)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return self.action_values(obs, mask).argmax(1)
@@ -67,8 +76,8 @@ class SortskaegHeuristic(Agent):
         """float [B, 50]: the bot's preference for every action (-inf where illegal); what a
         player may count is worked out here, the values in the family's compiled kernel
         (:mod:`~agents.sortskaeg.heuristic_kernels`)."""
-        legal = check_masks(mask, NUM_ACTIONS)
-        v = decode_batch(check_finite(np.asarray(obs, dtype=np.float32)))
+        obs, legal = check_batch(obs, mask, self.game)
+        v = decode_batch(obs)
         # a discard looks ahead to the next round: the last round's cards are back in the hands
         discard = v.phase == PHASE["discard"]
         known = np.where(discard[:, None], v.hand, v.hand | v.played | v.trick)

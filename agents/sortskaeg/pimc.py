@@ -34,9 +34,12 @@ from redbeard_env.sortskaeg.observation import RULE_SCALE, ROUND_SCALE
 from redbeard_env.sortskaeg.rules import Rules, make_rules
 from redbeard_env.sortskaeg.vector import BID, PLAY, VectorEnv
 
-from ..base import Agent, check_finite, check_masks, cost_number, finite_number
+from ..base import Agent, check_batch
+from ..params import SEED, Bot, Float, Int, set_numbers
 from ..registry import make_agent
 from .decode import PHASE, SObs, decode_batch
+
+PLAYOUT_CALLS = 5  # decisions of its rollout bot a playout costs, measured (agents.params)
 
 
 def rules_from_obs(v: SObs, row: int) -> Rules:
@@ -145,21 +148,24 @@ class FamilyPIMC(Agent):
     rules_from_obs = staticmethod(rules_from_obs)
     hidden_hands = staticmethod(hidden_hands)
 
+    #: the spec's parameters (agents.params); a decision costs samples x candidates playouts
+    #: (at most max_bid + 1 candidates: COST), a playout about PLAYOUT_CALLS decisions of the rollout bot
+    PARAMS = {
+        "samples": Int(1, 2048, per=1, help="deals sampled per decision"),
+        "rollout": Bot(calls=PLAYOUT_CALLS, help="the bot playing every seat of the playouts"),
+        "spite": Float(0, 2, help="weight of the others' mean points in a playout's worth"),
+        "max_worlds": Int(1, 65536, help="worlds per batch (bounds the engine's memory)"),
+        "seed": SEED,
+    }
+    COST = MAX_BID + 1.0  # cost units (agents.params) per sample and rollout decision
+
     def __init__(self, samples: int = 16, rollout: str = "heuristic", spite: float = 0.5,
                  max_worlds: int = 4096, seed: int | None = None):
-        if samples < 1 or max_worlds < 1:
-            raise ValueError(f"samples and max_worlds must be >= 1, got {samples}, {max_worlds}")
-        self.samples, self.spite, self.max_worlds = int(samples), finite_number("spite", spite), int(max_worlds)
+        set_numbers(self, samples=samples, spite=spite, max_worlds=max_worlds)
         self.rollout = make_agent(rollout, game=self.game, seed=seed)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.decisions = 0  # decisions searched (tournaments report ms per searched decision)
-
-    @classmethod
-    def search_cost(cls, samples=16, **_) -> float:
-        """Playouts a searched decision costs at most: ``samples x`` candidates (at most
-        the max_bid + 1 bids; the rollout bot's own cost multiplies it; see :mod:`agents.base`)."""
-        return cost_number(samples) * (cls.max_bid + 1)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
@@ -168,8 +174,8 @@ class FamilyPIMC(Agent):
 
     def searches(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """bool [B]: the rows this bot searches; its rollout bot decides the others."""
-        return self._searched(self.decode(check_finite(np.asarray(obs, dtype=np.float32))),
-                              check_masks(mask, self.num_actions))
+        obs, legal = check_batch(obs, mask, self.game)
+        return self._searched(self.decode(obs), legal)
 
     @staticmethod
     def _searched(v, legal: np.ndarray) -> np.ndarray:
@@ -180,8 +186,7 @@ class FamilyPIMC(Agent):
         round's points minus ``spite`` times the others' mean); ``-inf`` for illegal actions,
         ``nan`` for the legal actions of decisions left to the rollout bot (discards) or with
         one legal action."""
-        legal = check_masks(mask, self.num_actions)
-        obs = check_finite(np.asarray(obs, dtype=np.float32))
+        obs, legal = check_batch(obs, mask, self.game)
         out = np.where(legal, np.nan, -np.inf)
         v = self.decode(obs)
         search = np.flatnonzero(self._searched(v, legal))
@@ -207,8 +212,7 @@ class FamilyPIMC(Agent):
                 start = end
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        legal = check_masks(mask, self.num_actions)
-        obs = check_finite(np.asarray(obs, dtype=np.float32))
+        obs, legal = check_batch(obs, mask, self.game)
         actions = np.asarray(self.rollout.act_batch(obs, mask), dtype=np.int64)
         v = self.decode(obs)
         search = np.flatnonzero(self._searched(v, legal))
