@@ -290,6 +290,10 @@ def check_spec(spec: str, game: str | None = None, _depth: int = 0) -> CheckedSp
         if first in values:
             raise ValueError(f"bad agent spec {_quote(spec)}: parameter {_quote(first)} given twice")
         values = {first: parsed.args[0], **values}
+    missing = [k for k, p in params.items() if k in declared and k not in values and p.default is p.empty]
+    if missing:
+        raise ValueError(f"bad agent spec {_quote(spec)}: {parsed.name} needs a value for {missing[0]}, "
+                         f"e.g. '{parsed.name}:<{missing[0]}>'")
     nested: dict[str, CheckedSpec] = {}
     for key, value in values.items():
         param = declared[key]

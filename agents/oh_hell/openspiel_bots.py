@@ -99,7 +99,7 @@ class OpenSpielBot(Agent):
     #: (ismcts, which ignores worlds, is charged as if it searched them: an upper bound)
     PARAMS = {
         "algorithm": Choice(*ALGORITHMS, help="IS-MCTS, or MCTS on determinised worlds"),
-        "simulations": Int(1, 100_000, per=1, help="simulations per search"),
+        "simulations": Int(2, 100_000, per=1, help="simulations per search (OpenSpiel needs two)"),
         "evaluator": Choice(*EVALUATORS, help="the leaf evaluator"),
         "rollouts": Int(1, 100, per=2, help="random playouts per leaf"),
         "uct_c": Float(0, 100, help="the exploration constant"),

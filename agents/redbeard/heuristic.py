@@ -158,7 +158,7 @@ class HeuristicAgent(Agent):
         if obs.ndim == 1:
             obs = obs[None]
         if obs.ndim != 2 or obs.shape[1] != OBS_SIZE or len(obs) != len(mask):
-            raise ValueError(f"observations must have shape [{len(mask)}, {OBS_SIZE}], got {obs.shape}")
+            raise ValueError(f"observations must have shape [{len(mask)}, {OBS_SIZE}] (one per mask), got {list(obs.shape)}")
         if rows is None:
             check_batch(obs, mask, self.game)  # 0/1 masks, finite observations within bounds
         if mask.dtype not in (np.int8, np.bool_, np.uint8):

@@ -151,7 +151,7 @@ class FamilyPIMC(Agent):
     #: the spec's parameters (agents.params); a decision costs samples x candidates playouts
     #: (at most max_bid + 1 candidates: COST), a playout about PLAYOUT_CALLS decisions of the rollout bot
     PARAMS = {
-        "samples": Int(1, 2048, per=1, help="deals sampled per decision"),
+        "samples": Int(1, 1024, per=1, help="deals sampled per decision"),
         "rollout": Bot(calls=PLAYOUT_CALLS, help="the bot playing every seat of the playouts"),
         "spite": Float(0, 2, help="weight of the others' mean points in a playout's worth"),
         "max_worlds": Int(1, 65536, help="worlds per batch (bounds the engine's memory)"),
