@@ -7,7 +7,7 @@ A recipe is a YAML file (``configs/recipes/<name>.yaml``)::
     table: {game: redbeard, rules: classic, players: [4]}   # the default table (overrides: {...})
     seed: 1                     # every stage's seed (--seed changes it)
     judge: {games: 600, opponents: [pimc, heuristic], seed: 2027}
-    stages:
+    stages:                     # or the name of a recipe whose stages to take (stages: strong)
       - name: teacher           # a name later stages refer to as @teacher
         config: classic_4p      # a train config (configs/<name>.yaml or a path)
         share: 0.15             # its share of the minutes; the shares add up to 1
@@ -74,7 +74,7 @@ REFERENCE_FIELDS = ("init_from", "teacher", "opponents")
 REFERENCE = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
 RECIPE_KEYS = ("description", "minutes", "table", "seed", "judge", "stages")
 STAGE_KEYS = ("name", "config", "share", "set", "optional")
-JUDGE_KEYS = ("games", "opponents", "seed", "sprt")
+JUDGE_KEYS = ("games", "opponents", "seed", "sprt", "shipped")
 SHARE_TOLERANCE = 1e-6
 
 
@@ -96,12 +96,14 @@ class Judge:
     """The finished bot's examination: ``games`` duplicate games in one seat against each
     of ``opponents`` in every other seat, at every player count of the table, on deals of
     ``seed``; with an incumbent, a sequential test ``sprt`` = (p0, p1) (default: parity and
-    parity + 0.03, a gain test)."""
+    parity + 0.03, a gain test). ``shipped``: the shipped policies trained for this very
+    table play the same deals beside it (what the new bot is measured against)."""
 
     games: int = 600
     opponents: tuple[str, ...] = ("pimc", "heuristic")
     seed: int = 2027
     sprt: tuple[float, float] | None = None
+    shipped: bool = False
 
 
 @dataclass(frozen=True)
@@ -195,10 +197,16 @@ def recipe_from_dict(data: Any, name: str = "recipe", source: str = "recipe") ->
         opponents=tuple(_texts(f"{source}: judge.opponents", judge_data.get("opponents", list(Judge.opponents)))),
         seed=_number(f"{source}: judge.seed", judge_data.get("seed", Judge.seed), 0, integer=True),
         sprt=_sprt(f"{source}: judge.sprt", judge_data.get("sprt")),
+        shipped=_flag(f"{source}: judge.shipped", judge_data.get("shipped", False)),
     )
     stages_data = data["stages"]
+    if isinstance(stages_data, str):  # another recipe's stages, at this recipe's table, budget and judge
+        if stages_data == name:
+            _fail(f"{source}: stages", "a recipe cannot take its own stages")
+        stages_data = [{"name": s.name, "config": s.config, "share": s.share, "set": dict(s.set),
+                        "optional": list(s.optional)} for s in load_recipe(stages_data).stages]
     if not isinstance(stages_data, list) or not stages_data:
-        _fail(f"{source}: stages", "must be a non-empty list of stages")
+        _fail(f"{source}: stages", "must be a non-empty list of stages (or the name of a recipe whose stages to take)")
     stages: list[Stage] = []
     for i, raw in enumerate(stages_data, 1):
         where = f"{source}: stage {i}"
@@ -244,6 +252,12 @@ def _texts(where: str, value: Any) -> list[str]:
     if not all(isinstance(v, str) and v for v in items):
         _fail(where, f"must be a list of non-empty strings, got {value!r}")
     return list(items)
+
+
+def _flag(where: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        _fail(where, f"must be true or false, got {value!r}")
+    return value
 
 
 def _sprt(where: str, value: Any) -> tuple[float, float] | None:
@@ -552,25 +566,27 @@ class Pipeline:
         results: dict[str, Any] = {"games": judge["games"], "seed": judge["seed"], "tables": []}
         writer = SummaryWriter(str(self.root / "judge"))
         started = time.time()
+        shipped = shipped_for_table(table) if judge.get("shipped") else []
         for n in table["players"]:
             for opponent in judge["opponents"]:
-                res = run_tournament([spec] + [opponent] * (n - 1), game=table["game"], rules=table["rules"],
-                                     overrides=table["overrides"], players=n, games=judge["games"], seed=judge["seed"],
-                                     progress=not quiet, workers=workers, plots=False)
-                me = res["agents"][spec]
-                row = {"players": n, "opponent": opponent, "games": res["config"]["games"], "win_rate": me["win_rate"],
-                       "win_rate_ci": list(me["win_rate_ci"]), "parity": 1.0 / n,
-                       "ratio": me["win_rate"] * n, "ms_per_decision": me.get("ms_per_decision")}
-                for key in ("contract_rate", "exact_rate", "bid_error", "bid_bias", "join_rate"):
-                    if me.get(key) is not None:
-                        row[key] = me[key]
-                results["tables"].append(row)
-                tag = f"judge/{n}p/win_rate_vs_{opponent.replace(':', '_')}"
-                writer.add_scalar(tag, row["win_rate"], 0)
-                writer.add_scalar(tag + "_ci_low", row["win_rate_ci"][0], 0)
-                echo(f"judge: {n} players, against {n - 1} x {opponent}: {row['win_rate']:.3f} "
-                     f"[{row['win_rate_ci'][0]:.3f}, {row['win_rate_ci'][1]:.3f}] over {row['games']} games "
-                     f"({row['ratio']:.2f}x parity)")
+                for bot in [spec] + [f"ppo:{name}" for name in shipped]:
+                    res = run_tournament([bot] + [opponent] * (n - 1), game=table["game"], rules=table["rules"],
+                                         overrides=table["overrides"], players=n, games=judge["games"],
+                                         seed=judge["seed"], progress=not quiet, workers=workers, plots=False)
+                    row = _judge_row(res, bot, n, opponent)
+                    if bot != spec:
+                        row["bot"] = bot
+                        results.setdefault("shipped", []).append(row)
+                        echo(f"       the shipped {bot} on the same deals: {row['win_rate']:.3f} "
+                             f"[{row['win_rate_ci'][0]:.3f}, {row['win_rate_ci'][1]:.3f}] ({row['ratio']:.2f}x parity)")
+                        continue
+                    results["tables"].append(row)
+                    tag = f"judge/{n}p/win_rate_vs_{opponent.replace(':', '_')}"
+                    writer.add_scalar(tag, row["win_rate"], 0)
+                    writer.add_scalar(tag + "_ci_low", row["win_rate_ci"][0], 0)
+                    echo(f"judge: {n} players, against {n - 1} x {opponent}: {row['win_rate']:.3f} "
+                         f"[{row['win_rate_ci'][0]:.3f}, {row['win_rate_ci'][1]:.3f}] over {row['games']} games "
+                         f"({row['ratio']:.2f}x parity)")
         if judge.get("incumbent"):
             from redbeard_eval.sprt import run_sprt
 
@@ -588,6 +604,34 @@ class Pipeline:
         judge["results"] = results
         self.save()
         return results
+
+
+def _judge_row(res: dict, spec: str, n: int, opponent: str) -> dict:
+    me = res["agents"][spec]
+    row = {"players": n, "opponent": opponent, "games": res["config"]["games"], "win_rate": me["win_rate"],
+           "win_rate_ci": list(me["win_rate_ci"]), "parity": 1.0 / n, "ratio": me["win_rate"] * n,
+           "ms_per_decision": me.get("ms_per_decision")}
+    for key in ("contract_rate", "exact_rate", "bid_error", "bid_bias", "join_rate"):
+        if me.get(key) is not None:
+            row[key] = me[key]
+    return row
+
+
+def shipped_for_table(table: dict) -> list[str]:
+    """Names of the shipped policies whose training table (the config saved in the file:
+    game, rules, overrides, player counts) is ``table``."""
+    from agents.ppo import DEFAULT_GAME, PRETRAINED_DIR, read_payload
+
+    out = []
+    for path in sorted(PRETRAINED_DIR.glob("*.pt")):
+        try:
+            cfg = read_payload(path).get("config") or {}
+        except ValueError:
+            continue
+        if (cfg.get("game", DEFAULT_GAME), cfg.get("rules"), cfg.get("overrides") or {}, list(cfg.get("players") or [])) == \
+                (table["game"], table["rules"], table["overrides"], list(table["players"])):
+            out.append(path.stem)
+    return out
 
 
 def _eval_summary(res: dict | None) -> dict | None:
@@ -709,3 +753,105 @@ def _check_bots(table: Table, judge: Judge, incumbent: str | None) -> None:
 
 def is_pipeline(path: "str | Path") -> bool:
     return (Path(path) / "recipe.json").is_file()
+
+
+# ====================================================================== the docs' table of results
+TABLE_START, TABLE_END = "<!-- recipe-results:start -->", "<!-- recipe-results:end -->"
+
+
+def shipped_recipes() -> list[str]:
+    """Recipes that make a shipped policy (a recipe named as the policy it makes)."""
+    from agents.ppo import PRETRAINED_DIR
+
+    return [name for name in known_recipes() if (PRETRAINED_DIR / f"{name}.pt").is_file()]
+
+
+def results_rows(games: int | None = None, workers: int = 2, runs: list[str] = (), echo=print) -> list[str]:
+    """Markdown rows: every shipped recipe's policy judged at the recipe's table as its judge
+    says (``games`` instead of the judge's count, if given), then the judged pipelines in
+    ``runs`` (their ``recipe.json``)."""
+    from redbeard_eval import run_tournament
+
+    rows = []
+    for name in shipped_recipes():
+        recipe = load_recipe(name)
+        table = make_table(recipe)
+        cells = []
+        for n in table.players:
+            for opponent in recipe.judge.opponents:
+                res = run_tournament([f"ppo:{name}"] + [opponent] * (n - 1), game=table.game, rules=table.rules,
+                                     overrides=table.overrides, players=n, games=games or recipe.judge.games,
+                                     seed=recipe.judge.seed, progress=False, workers=workers, plots=False)
+                row = _judge_row(res, f"ppo:{name}", n, opponent)
+                cells.append(_cell(row))
+                echo(f"{name}: {n} players against {opponent}: {_cell(row)}")
+        rows.append(f"| `{name}` | {_table_text(table.as_dict())} | {recipe.minutes:g} | {len(recipe.stages)} | "
+                    f"shipped `ppo:{name}` | {'; '.join(cells)} |")
+    for path in runs:
+        state = Pipeline.load(path).state
+        results = (state["judge"] or {}).get("results") or {}
+        cells = [_cell(r) for r in results.get("tables", [])]
+        rows.append(f"| `{state['recipe']}` | {_table_text(state['table'])} | {state['minutes']:g} | "
+                    f"{len(state['stages'])} | run `{Path(path).name}` ({state.get('training_seconds', 0) / 60:.0f} min) | "
+                    f"{'; '.join(cells) or 'not judged'} |")
+    return rows
+
+
+def _cell(row: dict) -> str:
+    lo, hi = row["win_rate_ci"]
+    return (f"{row['players']}p vs {row['opponent']}: {row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
+            f"({row['ratio']:.2f}x, {row['games']} games)")
+
+
+def write_results_table(out: Path, rows: list[str], command: str) -> None:
+    """Put the table between the markers of ``out`` (a Markdown file)."""
+    import subprocess
+
+    text = out.read_text(encoding="utf-8")
+    if TABLE_START not in text or TABLE_END not in text:
+        raise RecipeError(f"{out} has no {TABLE_START} ... {TABLE_END} markers for the table")
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = "?"
+    table = "\n".join([
+        f"Generated {time.strftime('%Y-%m-%d')} at {commit or '?'} by `{command}` (duplicate deals of each "
+        "recipe's judge seed; 95 % CIs; ratio = win rate / parity):",
+        "",
+        "| recipe | table | minutes | stages | bot | judged |",
+        "|---|---|---:|---:|---|---|",
+        *rows,
+    ])
+    head, _, rest = text.partition(TABLE_START)
+    _, _, tail = rest.partition(TABLE_END)
+    out.write_text(f"{head}{TABLE_START}\n{table}\n{TABLE_END}{tail}", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m redbeard_train.recipe results [--games N] [--runs DIR ...] [--out FILE]``:
+    judge every shipped recipe's bot (and the given pipelines) and write the table of
+    results into ``--out`` (default docs/training.md) between its markers."""
+    import argparse
+    import sys
+
+    p = argparse.ArgumentParser(prog="python -m redbeard_train.recipe", description=main.__doc__)
+    p.add_argument("what", choices=["results"])
+    p.add_argument("--games", type=int, default=None, help="games a table (default: each recipe's judge's)")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--runs", nargs="*", default=[], help="pipeline directories whose judged results join the table")
+    p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "training.md"))
+    ns = p.parse_args(argv)
+    try:
+        rows = results_rows(ns.games, ns.workers, ns.runs)
+        command = "python -m redbeard_train.recipe results" + "".join(
+            f" {k} {v}" for k, v in (("--games", ns.games), ("--runs", " ".join(ns.runs))) if v)
+        write_results_table(Path(ns.out), rows, command)
+    except (RecipeError, ValueError) as exc:
+        print(f"python -m redbeard_train.recipe: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote the table of {len(rows)} recipes into {ns.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
