@@ -28,7 +28,7 @@ from pathlib import Path
 import agents
 from redbeard_env.registry import game_named, load_object, registered_games
 
-from .report import short_name
+from .report import check_output_paths, short_name
 from .tournament import run_tournament
 
 PRETRAINED_DIR = Path(agents.__file__).resolve().parent / "pretrained"  # (agents.ppo would import torch)
@@ -158,6 +158,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games < 1 or args.pimc_games < 0 or args.join_games < 0 or args.seed < 0 or args.workers < 1:
         parser.error("--games and --workers must be >= 1, --pimc-games, --join-games and --seed >= 0")
+    try:  # the report comes after hours of tournaments: its places are checked first
+        check_output_paths(args.runs_dir, names=("--runs-dir", ""))
+        check_output_paths(Path(args.out).parent, names=("--out", ""))
+        if Path(args.out).is_dir():
+            raise ValueError(f"--out {args.out} is a folder; it must name the report's file")
+    except ValueError as exc:
+        parser.error(str(exc))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     img_dir = out.parent / "img" / "research"

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 from pathlib import Path
 
@@ -135,8 +136,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", default="runs/ablation")
     parser.add_argument("--out", default="docs/ablation.md")
     args, train_flags = parser.parse_known_args(argv)
-    if args.minutes <= 0 or args.games < 1 or not (args.steps == 0 or args.steps >= 1):
-        parser.error("--minutes must be > 0, --steps 0 (a budget in minutes) or >= 1, and --games >= 1")
+    # the measuring tournaments and the report come after every variant has trained: all checked first
+    for ok, flag, value, allowed in [
+            (0 < args.minutes < math.inf, "--minutes", args.minutes, "a finite number > 0"),
+            (args.steps == 0 or 1 <= args.steps < math.inf, "--steps", args.steps, "0 (a budget in minutes) or a finite number >= 1"),
+            (args.games >= 1, "--games", args.games, ">= 1"), (args.workers >= 1, "--workers", args.workers, ">= 1"),
+            (args.seed >= 0, "--seed", args.seed, ">= 0")]:
+        if not ok:
+            parser.error(f"{flag} must be {allowed}, got {value}")
+    if Path(args.out).is_dir():
+        parser.error(f"--out {args.out} is a folder; it must name the report's file")
     if not 0 < args.teacher_share <= 1:
         parser.error(f"--teacher-share must be in (0, 1], got {args.teacher_share}")
     from .cli import parse_args

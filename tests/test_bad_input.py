@@ -661,3 +661,47 @@ def test_any_integral_player_count_is_accepted_and_a_bool_is_not(game):
             redbeard_env.make(game, num_players=bad)
         with pytest.raises(ValueError, match=r"^num_players must be an int in \d\.\.\d, got "):
             info.vector_env(2, bad, seed=0)
+
+
+# ---------------------------------------------------------------- command lines' numbers (issue 59 item 8)
+CLI_BAD_NUMBERS = [  # (module, argv, what the one line says)
+    ("redbeard_env.redbeard.demo", ["--games", "-3"], "--games must be >= 1"),
+    ("redbeard_env.redbeard.demo", ["--games", "0"], "--games must be >= 1"),
+    ("redbeard_env.redbeard.demo", ["--seed", "-1"], "--seed >= 0"),
+    ("redbeard_env.redbeard.demo", ["--players", "9"], "num_players must be an int in 3..7"),
+    ("redbeard_train.ablation", ["--minutes", "nan"], "--minutes must be a finite number > 0, got nan"),
+    ("redbeard_train.ablation", ["--minutes", "inf"], "--minutes must be a finite number > 0, got inf"),
+    ("redbeard_train.ablation", ["--steps", "inf"], "--steps must be 0 .* or a finite number >= 1, got inf"),
+    ("redbeard_train.ablation", ["--seed", "-5"], "--seed must be >= 0, got -5"),
+    ("redbeard_train.ablation", ["--workers", "0"], "--workers must be >= 1, got 0"),
+    ("redbeard_eval.research", ["--games", "-3"], "--games and --workers must be >= 1"),
+    ("redbeard_eval.research", ["--seed", "-1"], "--seed >= 0"),
+]
+
+
+@pytest.mark.parametrize("module, argv, message", CLI_BAD_NUMBERS, ids=[f"{m.split('.')[-1]}{a}" for m, a, _ in CLI_BAD_NUMBERS])
+def test_negative_or_non_finite_numbers_on_command_lines_are_one_line(module, argv, message, capsys):
+    """Counts, seeds and budgets of the drivers that play or train for long were taken as
+    given and failed (or divided by zero) after the work, or ran nothing."""
+    import importlib
+
+    main = importlib.import_module(module).main
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert ": error: " in err[-1] and re.search(message, err[-1]), err  # argparse's usage line, then the error
+
+
+def test_a_report_path_that_is_a_folder_is_refused_before_any_work(tmp_path, capsys):
+    from redbeard_eval import research
+    from redbeard_train import ablation
+
+    for main, argv in ((research.main, ["--out", str(tmp_path)]), (ablation.main, ["--out", str(tmp_path)]),
+                       (research.main, ["--runs-dir", str(tmp_path / "file.txt")])):
+        (tmp_path / "file.txt").write_text("x")
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        assert re.search(r"is a folder; it must name the report's file|is an existing file; it must name a folder", err), err

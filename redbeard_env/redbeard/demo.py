@@ -63,7 +63,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--set", nargs="*", default=[], metavar="FIELD=VALUE", help="Rules overrides")
     args = parser.parse_args(argv)
-    overrides = parse_overrides(args.set)
+    if args.games < 1 or args.seed < 0:
+        parser.error(f"--games must be >= 1 and --seed >= 0, got {args.games} and {args.seed}")
+    try:  # the player count and the overrides are checked by the env, before any game
+        overrides = parse_overrides(args.set)
+        redbeard_env.env(num_players=args.players, rules=args.rules, **overrides)
+    except ValueError as exc:
+        parser.error(str(exc))
     start = time.perf_counter()
     r = play_games(args.players, args.rules, args.games, args.seed, overrides)
     seconds = time.perf_counter() - start
