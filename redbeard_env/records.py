@@ -78,6 +78,29 @@ def rules_dict(rules: Any) -> dict:
 
 
 # ---------------------------------------------------------------- files
+def check_appendable(path: "str | Path", name: str = "record file") -> None:
+    """A one-line ``ValueError`` unless records can be appended to ``path``: not a folder,
+    in a folder that exists, a file that opens for appending (or, new, can be created
+    there: tried with a temporary file). Nothing is created or changed; a program checks
+    its record file before the games whose records would be lost."""
+    import tempfile
+
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{name} {str(path)[:200]} is a folder; it must name a file (JSON lines, appended to)")
+    if not path.parent.is_dir():
+        raise ValueError(f"{name} {str(path)[:200]}: the folder {str(path.parent)[:200]} does not exist")
+    try:
+        if path.exists():
+            with open(path, "a", encoding="utf-8"):
+                pass
+        else:
+            with tempfile.TemporaryFile(dir=path.parent):
+                pass
+    except OSError as exc:
+        raise ValueError(f"{name} {str(path)[:200]} cannot be written: {exc.strerror}") from None
+
+
 def append_records(path: "str | Path", records: Iterable[dict]) -> int:
     """Append records to a JSON-lines file (created if missing); returns how many."""
     lines = [json.dumps(r, separators=(",", ":"), ensure_ascii=False) for r in records]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from redbeard_env.records import check_appendable
 from redbeard_env.registry import game_named, load_object, registered_games
 
 __all__ = ["write_outputs", "check_output_paths", "format_table", "short_name"]
@@ -36,19 +37,7 @@ def check_output_paths(out: "str | Path | None" = None, record: "str | Path | No
                 raise ValueError(f"{names[0]} {str(out)[:200]} holds a folder named {name}, where the file goes")
         _check_writable_folder(out, names[0])
     if record is not None:
-        record = Path(record)
-        if record.is_dir():
-            raise ValueError(f"{names[1]} {str(record)[:200]} is a folder; it must name a file (JSON lines, appended to)")
-        if not record.parent.is_dir():
-            raise ValueError(f"{names[1]} {str(record)[:200]}: the folder {str(record.parent)[:200]} does not exist")
-        if record.exists():
-            try:
-                with open(record, "a", encoding="utf-8"):
-                    pass
-            except OSError as exc:
-                raise ValueError(f"{names[1]} {str(record)[:200]} cannot be appended to: {exc.strerror}") from None
-        else:
-            _check_writable_folder(record.parent, names[1])
+        check_appendable(record, names[1])
 
 
 def _check_writable_folder(path: Path, name: str) -> None:

@@ -25,13 +25,14 @@ finished game is appended to a JSON-lines records file (:mod:`redbeard_env.recor
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 import unicodedata
 from typing import Callable, TextIO
 
 from redbeard_env.common import parse_overrides
-from redbeard_env.records import append_records
+from redbeard_env.records import append_records, check_appendable
 from redbeard_env.registry import Game, game_named, registered_games
 from redbeard_env.viewparts import ASCII
 
@@ -203,6 +204,10 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
     out = stdout or sys.stdout
     con = Console(out, args.ascii or _plain_only(out), args.pause)
     try:
+        if not (math.isfinite(args.pause) and args.pause >= 0):  # time.sleep would refuse it mid-game
+            raise ValueError(f"--pause must be a finite number of seconds >= 0, got {args.pause}")
+        if args.record:  # checked before the game whose record it would lose
+            check_appendable(args.record, "--record")
         opponents = args.opponents[0] if len(args.opponents) == 1 else list(args.opponents)
         opts = parse_new_game({"game": info.name, "rules": args.rules, "players": args.players, "seat": args.seat,
                                "opponents": opponents, "seed": args.seed,

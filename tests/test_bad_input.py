@@ -705,3 +705,23 @@ def test_a_report_path_that_is_a_folder_is_refused_before_any_work(tmp_path, cap
         assert exit_.value.code == 2
         err = capsys.readouterr().err.strip().splitlines()[-1]
         assert re.search(r"is a folder; it must name the report's file|is an existing file; it must name a folder", err), err
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--pause", "-1"], r"--pause must be a finite number of seconds >= 0, got -1.0"),
+    (["--pause", "nan"], r"--pause must be a finite number of seconds >= 0, got nan"),
+    (["--record", "{tmp}"], r"--record .* is a folder; it must name a file"),
+    (["--record", "{tmp}/missing/games.jsonl"], r"--record .*: the folder .*missing does not exist"),
+])
+def test_the_terminal_table_refuses_a_bad_pause_or_record_file_before_the_game(tmp_path, flags, message):
+    """redbeard-play slept a negative or NaN pause mid-game (a traceback) and lost a finished
+    game's record to a --record folder."""
+    import io
+
+    from redbeard_web.terminal import main
+
+    out = io.StringIO()
+    code = main(["--seed", "1", *[f.format(tmp=tmp_path) for f in flags]], stdin=io.StringIO("quit\n"), stdout=out)
+    assert code == 2
+    lines = out.getvalue().strip().splitlines()
+    assert len(lines) == 1 and re.search(message, lines[0]), lines
