@@ -19,6 +19,8 @@ import ipaddress
 import math
 import sys
 
+from redbeard_env.records import check_appendable
+
 from .limits import Limits, option_name, parse_size, positive_number, show_size
 from .session import BotPool
 
@@ -121,6 +123,11 @@ def main(argv: list[str] | None = None) -> None:
         value = getattr(args, name)
         if not math.isfinite(value) or value <= 0:
             sys.exit(f"redbeard-web: --{name.replace('_', '-')} must be > 0 (and finite), got {value}")
+    if args.records:  # else every finished game's record would be lost to a logged error
+        try:
+            check_appendable(args.records, "--records")
+        except ValueError as exc:
+            sys.exit(f"redbeard-web: {exc}")
     limits = limits_of(args)
     bots = BotPool(max_bots=limits.bot_cache, search_budget=limits.search_budget, free_specs=args.free_specs)
     store = GameStore(bots, max_games=args.max_games, idle_seconds=args.idle_minutes * 60,

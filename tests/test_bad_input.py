@@ -725,3 +725,16 @@ def test_the_terminal_table_refuses_a_bad_pause_or_record_file_before_the_game(t
     assert code == 2
     lines = out.getvalue().strip().splitlines()
     assert len(lines) == 1 and re.search(message, lines[0]), lines
+
+
+def test_the_web_server_refuses_a_records_file_it_cannot_append_to(tmp_path):
+    """redbeard-web --records naming a folder served on, logging an error and losing the
+    record of every finished game."""
+    pytest.importorskip("uvicorn")
+    from redbeard_web.cli import main
+
+    for path, message in ((tmp_path, "is a folder; it must name a file"),
+                          (tmp_path / "missing" / "games.jsonl", "the folder .*missing does not exist")):
+        with pytest.raises(SystemExit) as exit_:
+            main(["--port", "0", "--records", str(path)])
+        assert re.fullmatch(rf"redbeard-web: --records .*{message}.*", str(exit_.value.code)), exit_.value.code
