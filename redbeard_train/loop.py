@@ -188,19 +188,20 @@ def _eval_win(res: dict | None) -> float | None:
     return res["agents"][spec]["win_rate"] if spec else None
 
 
-#: updates timed before a time budget becomes a number of updates (after the first, warm-up, one)
-CALIBRATION_UPDATES = 3
+#: a time budget becomes a number of updates after the first WARMUP_UPDATES of an invocation
+#: (slower: threads, caches and allocations settle) and then at least CALIBRATION_UPDATES timed
+#: ones spanning at least CALIBRATION_SHARE of the budget
+WARMUP_UPDATES, CALIBRATION_UPDATES, CALIBRATION_SHARE = 2, 3, 0.05
 
 
 class Plan:
     """How many updates a run makes. ``total_steps`` gives a number; ``max_minutes`` is
-    turned into one once the run has timed its first updates (the first of an invocation
-    is warm-up and not timed; an evaluation's measured time is spread over the updates
-    between evaluations), and whichever is smaller is the run's length. The number is
-    kept in the checkpoint's counters, so the learning rate and distillation schedules are
-    functions of the update alone and a resumed run repeats an uninterrupted one bit for
-    bit. A resume with another ``total_steps`` or ``max_minutes`` plans again from the
-    recorded speed."""
+    turned into one once the run has timed its updates (see the constants above; an
+    evaluation's measured time is spread over the updates between evaluations), and
+    whichever is smaller is the run's length. The number is kept in the checkpoint's
+    counters, so the learning rate and distillation schedules are functions of the update
+    alone and a resumed run repeats an uninterrupted one bit for bit. A resume with another
+    ``total_steps`` or ``max_minutes`` plans again from the recorded speed."""
 
     def __init__(self, cfg: Config, counters: dict):
         self.cfg = cfg
@@ -233,14 +234,15 @@ class Plan:
         """Take an update's end into account; True when the plan has just been fixed."""
         if not self.budget or counters.get("plan_for") == [self.cfg.total_steps, self.cfg.max_minutes]:
             return False
-        if updates_this_run == 1:
+        if updates_this_run == WARMUP_UPDATES:
             self._timer = (counters["update"], time.time())
         if elapsed >= self.budget:  # out of time before the speed was known: stop here
             counters["seconds_per_update"] = counters.get("seconds_per_update") or elapsed / max(counters["update"], 1)
             self.updates = max(counters["update"], 1)
             counters["planned_updates"], counters["plan_for"] = self.updates, [self.cfg.total_steps, self.cfg.max_minutes]
             return True
-        if self._timer is None or counters["update"] - self._timer[0] < CALIBRATION_UPDATES:
+        if self._timer is None or counters["update"] - self._timer[0] < CALIBRATION_UPDATES or \
+                time.time() - self._timer[1] < CALIBRATION_SHARE * self.budget:
             return False
         counters["seconds_per_update"] = (time.time() - self._timer[1]) / (counters["update"] - self._timer[0])
         self.updates = self._fix(counters, counters["update"], elapsed)

@@ -368,7 +368,8 @@ def resolve_stages(recipe: Recipe, table: Table, seed: int) -> list[dict]:
         except ConfigError as exc:
             raise RecipeError(f"{where}: {exc}") from None
         data, dropped = check_stage(data, stage, where)
-        out.append({"name": stage.name, "share": stage.share, "settings": data, "dropped": dropped})
+        out.append({"name": stage.name, "share": stage.share, "settings": data, "dropped": dropped,
+                    "steps_cap": data["total_steps"] if "total_steps" in stage.set else None})
     return out
 
 
@@ -488,7 +489,7 @@ class Pipeline:
                                     run_dir=str(self.root))
                     stage["started"] = _now()
                     echo(f"stage {i + 1}/{len(stages)} {stage['name']}: starts, {stage['budget_minutes']:.1f} minutes"
-                         + (f", at most {settings['total_steps']:,} steps" if "total_steps" in stage["settings"] else "")
+                         + (f", at most {stage['steps_cap']:,} steps" if stage.get("steps_cap") else "")
                          + (f" (without {', '.join(stage['dropped'])} at this table)" if stage["dropped"] else ""))
                     resume = None
                 else:

@@ -240,9 +240,10 @@ class FakeClock:
 
 
 def test_a_time_budget_becomes_updates_and_a_resume_keeps_them(tmp_path, monkeypatch):
-    """With max_minutes the run times its first updates and fixes its length in updates (the
-    first of an invocation is warm-up; three are timed): at 10 s an update and a 60 s budget,
-    timed at update 4 after 30 s, 4 + (60 - 30) / 10 = 7 updates. A resume keeps those 7
+    """With max_minutes the run times its updates and fixes its length in updates (the first
+    two of an invocation are warm-up, then three are timed, over at least 5 % of the budget):
+    at 10 s an update and a 60 s budget, timed at update 5 after 40 s, 5 + (60 - 40) / 10 = 7
+    updates. A resume keeps those 7
     whatever its own clock says, and ends bit-identical to the run that was not stopped."""
     import redbeard_train.loop as loop
 
