@@ -56,7 +56,7 @@ class EvalConfig:
     engine: Literal["auto", "vector", "reference"] = "auto"
     """vector: the batch engine (bots need act_batch); reference: the reference engine; auto: vector when every bot can."""
     batch_size: Optional[int] = None
-    """Games played at once, at least 1; None: 4096 on the vector engine, 512 on the reference engine."""
+    """Games played at once, 1..65536; None: 4096 on the vector engine, 512 on the reference engine."""
     out: Optional[str] = None
     """Output folder for results.json, games.csv (rounds.csv) and the plots; None: write nothing."""
     plots: bool = True

@@ -98,13 +98,19 @@ class Tournament:
         return math.ceil(self.num_deals / self.deals_per_shard)
 
 
-def _check_count(name: str, value: Any, *, optional: bool = False) -> int | None:
-    """A count that must be an int >= 1 (or None when ``optional``)."""
+#: the most games a shard plays at once (``batch_size``): its deals are drawn up front
+#: (``decks_per_game`` decks per game), and a batch engine holds at most
+#: ``redbeard_env.common.MAX_NUM_ENVS`` games
+MAX_BATCH_SIZE = 1 << 16
+
+
+def _check_count(name: str, value: Any, *, optional: bool = False, most: int | None = None) -> int | None:
+    """A count that must be an int >= 1 (at most ``most``; or None when ``optional``)."""
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        allowed = "an int >= 1" + (" or None" if optional else "")
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1 or (most and value > most):
+        allowed = ("an int >= 1" if most is None else f"an int in 1..{most}") + (" or None" if optional else "")
+        raise ValueError(f"{name} must be {allowed}, got {str(value)[:60]}")
     return int(value)
 
 
@@ -135,8 +141,8 @@ def prepare_tournament(
     ``games`` >= 1: games (round mode: rounds), rounded up to whole deals.
     ``mode``: ``game`` (full games) or ``round`` (single rounds from ``scores``: ``None`` =
     start scores, a list per seat, or ``"sample"``: uniform in ``score_range``).
-    ``engine``: ``auto`` | ``vector`` | ``reference``. ``batch_size`` (>= 1): games played
-    at once (default 4096 on the vector engine, 512 on the reference engine).
+    ``engine``: ``auto`` | ``vector`` | ``reference``. ``batch_size`` (1..``MAX_BATCH_SIZE``):
+    games played at once (default 4096 on the vector engine, 512 on the reference engine).
     ``decks_per_game``: deals fixed in advance per game. ``seed`` >= 0.
     ``agent_kwargs``: passed to every agent built from a spec. ``record``: keep a game record
     of every game (on the reference engine)."""
@@ -145,7 +151,7 @@ def prepare_tournament(
     if engine != "auto" and engine not in ENGINE_NAMES:
         raise ValueError(f"engine must be 'auto', 'vector' or 'reference', got {engine!r}")
     games = _check_count("games", games)
-    batch_size = _check_count("batch_size", batch_size, optional=True)
+    batch_size = _check_count("batch_size", batch_size, optional=True, most=MAX_BATCH_SIZE)
     decks_per_game = _check_count("decks_per_game", decks_per_game, optional=True)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")

@@ -21,7 +21,7 @@ import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
 from redbeard_env.registry import game_named, registered_games
-from redbeard_env.common import parse_overrides
+from redbeard_env.common import MAX_NUM_ENVS, parse_overrides
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 #: fields a resumed run may change: its budget and where this invocation stops
@@ -338,6 +338,8 @@ def check_config(cfg: Config) -> Config:
         _fail("teacher", cfg.teacher, "teaches only during distill_frac of the run: set distill_frac > 0 (or no teacher)")
     for name in ("learning_rate", "prior_scale", "clip_coef", "max_grad_norm"):
         positive(name)
+    if cfg.num_envs > MAX_NUM_ENVS:  # a batch engine's bound (its arrays would not fit)
+        _fail("num_envs", cfg.num_envs, f"must be <= {MAX_NUM_ENVS}")
     if cfg.rollout_workers > cfg.num_envs:
         _fail("rollout_workers", cfg.rollout_workers, f"must be <= num_envs ({cfg.num_envs}): every worker plays games")
     if cfg.backend == "ray":

@@ -233,7 +233,7 @@ def test_help_explains_every_option(capsys):
     [
         (["--games", "0"], ["games", "0", ">= 1"]),
         (["--games", "-5"], ["games", "-5", ">= 1"]),
-        (["--batch-size", "0"], ["batch_size", "0", ">= 1"]),
+        (["--batch-size", "0"], ["batch_size", "0", "1..65536"]),
         (["--seed", "-1"], ["seed", "-1", ">= 0"]),
         (["--players", "9"], ["num_players", "9", "3..7"]),
         (["--mode", "round", "--scores", "sample", "--score-range", "6", "1"], ["score_range", "(6, 1)", "lo <= hi"]),
@@ -264,6 +264,7 @@ def test_out_of_range_options_exit_2_with_one_line(argv, words, capsys, tmp_path
 
 def test_bad_counts_are_refused_by_the_api_too():
     for kw, word in [(dict(games=0), "games"), (dict(batch_size=0), "batch_size"), (dict(games=2.5), "games"),
+                     (dict(batch_size=10**7), r"batch_size must be an int in 1\.\.65536 or None"),
                      (dict(decks_per_game=0), "decks_per_game"), (dict(engine="fast"), "engine")]:
         with pytest.raises(ValueError, match=word):
             run_tournament(["random"], players=3, progress=False, **kw)

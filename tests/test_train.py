@@ -68,6 +68,7 @@ BAD_VALUES = [  # (flags, field named in the message, what the message says is a
     (["--reward", "lose"], "reward", "'win', 'shaped'"),
     (["--overrides", "leader"], "overrides", "FIELD=VALUE"),
     (["--num-steps", "-3"], "num_steps", ">= 1"),
+    (["--num-envs", "1e12"], "num_envs", "<= 1048576"),  # was a ValueError traceback from the engine
     (["--gamma", "1.5"], "gamma", r"\[0, 1\]"),
     (["--self-play-frac", "-0.1"], "self_play_frac", r"\[0, 1\]"),
     (["--max-minutes", "inf"], "max_minutes", "finite"),
