@@ -72,6 +72,8 @@ PIPELINE_FIELDS = TABLE_FIELDS + ("seed", "exp_name", "run_dir", "max_minutes", 
 #: fields whose string values may name an earlier stage's policy (``@name``)
 REFERENCE_FIELDS = ("init_from", "teacher", "opponents")
 REFERENCE = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
+#: ``@shipped``: the shipped policy trained at the pipeline's table (no stage may take the name)
+SHIPPED = "shipped"
 RECIPE_KEYS = ("description", "minutes", "table", "seed", "judge", "stages")
 STAGE_KEYS = ("name", "config", "share", "set", "optional")
 JUDGE_KEYS = ("games", "opponents", "seed", "sprt", "shipped")
@@ -217,6 +219,8 @@ def recipe_from_dict(data: Any, name: str = "recipe", source: str = "recipe") ->
         where = f"{source}: stage {stage_name!r}"
         if any(s.name == stage_name for s in stages):
             _fail(where, "a second stage of that name")
+        if stage_name == SHIPPED:
+            _fail(where, f"{SHIPPED!r} is the name of the shipped policy of the table (@{SHIPPED}); call the stage otherwise")
         if not isinstance(raw["config"], str) or not raw["config"]:
             _fail(where, f"config must name a train config, got {raw['config']!r}")
         share = _number(f"{where}: share", raw["share"], 0, strict=True)
@@ -234,6 +238,8 @@ def recipe_from_dict(data: Any, name: str = "recipe", source: str = "recipe") ->
             for ref in _references(value):
                 if key not in REFERENCE_FIELDS:
                     _fail(f"{where}: {key}", f"@{ref}: only {', '.join(REFERENCE_FIELDS)} may name a stage's policy")
+                if ref == SHIPPED:
+                    continue
                 if ref == stage_name or ref not in earlier:
                     later = any(isinstance(r, dict) and r.get("name") == ref for r in stages_data[i:])
                     _fail(f"{where}: {key}", f"@{ref} is {'a later stage' if later else 'no stage'}; a stage refers "
@@ -367,6 +373,13 @@ def resolve_stages(recipe: Recipe, table: Table, seed: int) -> list[dict]:
             data = stage_settings(recipe, stage, table, seed)
         except ConfigError as exc:
             raise RecipeError(f"{where}: {exc}") from None
+        if SHIPPED in _references([data.get(k) for k in REFERENCE_FIELDS]):
+            shipped = shipped_for_table(table.as_dict())
+            if not shipped:
+                raise RecipeError(f"{where}: @{SHIPPED} is the shipped policy trained at this table "
+                                  f"({_table_text(table.as_dict())}), and there is none; use a recipe that trains its "
+                                  f"own teacher, e.g. --recipe strong")
+            data = _substitute(data, {SHIPPED: shipped[0]})
         data, dropped = check_stage(data, stage, where)
         out.append({"name": stage.name, "share": stage.share, "settings": data, "dropped": dropped,
                     "steps_cap": data["total_steps"] if "total_steps" in stage.set else None})

@@ -79,6 +79,7 @@ BAD = [
     ("stages: [{name: 'a b', config: smoke, share: 1}]", "identifier"),
     ("minutes: -3\nstages: [{name: a, config: smoke, share: 1}]", "minutes: must be"),
     ("stages: {a: 1}", "non-empty list"),
+    ("stages: [{name: shipped, config: smoke, share: 1}]", "call the stage otherwise"),
 ]
 
 
@@ -152,6 +153,16 @@ def test_every_shipped_recipe_resolves_at_its_own_table(name):
     stages = resolve_stages(recipe, make_table(recipe), seed=recipe.seed)
     assert [s["name"] for s in stages] == [s.name for s in recipe.stages]
     assert stages[-1]["settings"]["total_steps"] >= 1
+
+
+def test_at_shipped_is_the_shipped_policy_of_the_table_and_nothing_else():
+    recipe = load_recipe("quick")
+    (student,) = resolve_stages(recipe, make_table(recipe), seed=1)
+    assert student["settings"]["teacher"] == "ppo:classic_4p"  # the shipped bot trained at classic, 4 players
+    (student,) = resolve_stages(recipe, make_table(recipe, rules="fem_opp"), seed=1)
+    assert student["settings"]["teacher"] == "ppo:fem_opp_4p"
+    with pytest.raises(RecipeError, match="@shipped .* there is none; use a recipe that trains its own teacher"):
+        resolve_stages(recipe, make_table(recipe, game="sortskaeg", players=[3]), seed=1)
 
 
 def test_naming_another_game_starts_from_its_default_preset():
