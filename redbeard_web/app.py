@@ -19,8 +19,9 @@ API (JSON in, JSON out; errors are ``{"error": "..."}``)::
 Status codes: 400 malformed or illegal (the game is unchanged), 404 unknown or expired
 id, 408 a body that took too long, 409 record of a running game, 413 a body or a record too
 large, 415 a POST that is not JSON, 429 too many new games, replay logs or replay work from
-one address or too many hints at once, 503 no room for another game, a game busy too long or an address with
-too many requests waiting (429 and 503 say when to try again in ``Retry-After``). A bot that
+one address, a second record from an address still sending one, an address's requests
+waiting too long behind its own, or too many hints at once, 503 no room for another game or
+a game busy too long (429 and 503 say when to try again in ``Retry-After``). A bot that
 fails to move (it raises, or chooses an illegal action) is a 400 too: a move applies whole or
 not at all (:mod:`redbeard_web.session`), so the game is as it was before the request and the
 human is still to act. Every error is ``{"error": "<one line>"}``; an unexpected one is a 500
@@ -138,6 +139,7 @@ class WebTable:
         self.replay_work = RateLimiter(limits.replay_seconds_per_minute, clock=store.clock)  # worker seconds
         self._limiters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> kind -> limiter
         self._shares: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> kind -> shares
+        self._uploading: set[str] = set()  # addresses whose record is being read, checked and opened
 
     def _limiter(self, kind: str) -> anyio.CapacityLimiter:
         """The thread pool ``kind`` of the running event loop (one loop when served; a test
@@ -260,12 +262,18 @@ class WebTable:
         return await self.with_game(request, game_id, "view", self.store.record, game_id)
 
     async def open_replay(self, request: Request) -> Response:
-        body = await read_json(request, self.limits.record_size, self.limits.body_seconds)
-        if not isinstance(body, dict) or set(body) != {"record"}:
-            raise refuse(400, 'open a replay with {"record": {...one game record...}}')
-        self._take_token(request)
-        return await self.run(request, "work", self.store.open_replay, body["record"], address_of(request),
-                              replay=True)
+        address = address_of(request)
+        if address in self._uploading:  # a record in memory is many times its size: one at a time
+            raise refuse(429, "your address is sending a record already; one at a time", retry_after=1)
+        self._uploading.add(address)
+        try:
+            body = await read_json(request, self.limits.record_size, self.limits.body_seconds)
+            if not isinstance(body, dict) or set(body) != {"record"}:
+                raise refuse(400, 'open a replay with {"record": {...one game record...}}')
+            self._take_token(request)
+            return await self.run(request, "work", self.store.open_replay, body["record"], address, replay=True)
+        finally:
+            self._uploading.discard(address)
 
     async def replay_frame(self, request: Request) -> Response:
         replay_id = request.path_params["replay_id"]

@@ -11,7 +11,7 @@ Everything here runs in the event loop; the work itself runs in worker threads:
   ``Retry-After``; a request for another game never waits for it.
 * :class:`AddressShares` -- at most ``threads_per_address`` requests of one client address
   in a worker pool at once; its further requests wait their turn in the event loop (at
-  most ``lock_seconds``, then 503), so one address never holds every thread.
+  most ``lock_seconds``, then 429), so one address never holds every thread.
 * :class:`HintPool` -- ``hint_concurrency`` threads think about hints, at most
   ``hint_queue`` hints wait, and one address has at most ``hints_per_address`` of them
   thinking or waiting; more are a 429 with ``Retry-After``. Waiting hints are taken in
@@ -224,8 +224,8 @@ class AddressShares:
             await race_client(request, semaphore.acquire(), timeout)
         except BaseException as exc:
             self._leave(address, held)
-            if isinstance(exc, asyncio.TimeoutError):
-                raise refuse(503, f"your address has {self.share} requests being worked on and more waiting; try "
+            if isinstance(exc, asyncio.TimeoutError):  # the address's own requests held it up: too many
+                raise refuse(429, f"your address has {self.share} requests being worked on and more waiting; try "
                                   f"again in a moment", retry_after=timeout) from None
             raise
         released = False

@@ -13,11 +13,11 @@ is the field's ``help``)::
     game creation     --games-per-minute 60   new games and replays per client address
     games kept        --games-per-address 20  games and replays one address keeps (its oldest dropped)
     replay logs       --replay-logs-per-minute 30  replays' move logs per client address
-                      --log-size 4M           the largest replay log answered (its first moves beyond)
+                      --log-size 1M           the largest replay log answered (its first moves beyond)
     request bodies    --body-size 64K         a new game's or an action's body
-    record uploads    --record-size 4M        a record sent for a replay
-    replay memory     --replay-memory 256M    the estimated memory of every open replay
-    replay work       --replay-seconds-per-minute 15  worker seconds a minute per address on replays
+    record uploads    --record-size 1M        a record sent for a replay, one at a time per address
+    replay memory     --replay-memory 64M     the estimated memory of every open replay
+    replay work       --replay-seconds-per-minute 6  worker seconds a minute per address on replays
     records file      --records-size 64M      the --records file is rotated at this size
     busy games        --lock-seconds 10       a request waits this long for a busy game
     worker threads    --threads-per-address 4 threads of each worker pool one address may hold
@@ -84,16 +84,17 @@ class Limits:
                                            "(a burst of as many); 0: no limit", zero=True)
     games_per_address: int = _limit(20, "games and replays one client address keeps at once; for a new one, its "
                                         "finished games and replays, then its least recently used, are dropped")
-    replay_seconds_per_minute: float = _limit(15.0, "worker seconds one client address may spend a minute on "
+    replay_seconds_per_minute: float = _limit(6.0, "worker seconds one client address may spend a minute on "
                                                     "replays: checking records, frames, move logs of replays and "
                                                     "games (a burst of as many); 0: no limit", "s", zero=True)
     replay_logs_per_minute: float = _limit(30.0, "replays' move logs per client address and minute (a burst of "
                                                  "as many); 0: no limit", zero=True)
-    log_size: int = _limit(4 * MIB, "largest replay log answered; a longer game's log lists its first moves "
+    log_size: int = _limit(1 * MIB, "largest replay log answered; a longer game's log lists its first moves "
                                     "and says how many it leaves out", "bytes")
     body_size: int = _limit(64 * KIB, "largest body of a new game or an action", "bytes")
-    record_size: int = _limit(4 * MIB, "largest record uploaded for a replay", "bytes")
-    replay_memory: int = _limit(256 * MIB, "estimated memory of all open replays; the least recently "
+    record_size: int = _limit(1 * MIB, "largest record uploaded for a replay (one at a time from an address)",
+                              "bytes")
+    replay_memory: int = _limit(64 * MIB, "estimated memory of all open replays; the least recently "
                                            "used are dropped beyond it", "bytes")
     records_size: int = _limit(64 * MIB, "the --records file is renamed FILE.1 (older ones FILE.2 ... FILE.4, "
                                          "the oldest dropped) when a record would take it beyond this", "bytes")

@@ -506,6 +506,28 @@ def test_replay_work_is_bounded_per_address():
     assert other.get(f"/api/replays/{frame.json()['id']}", params={"step": 3}).status_code == 200
 
 
+def test_one_record_at_a_time_from_an_address():
+    """A record in memory is many times its size: while one address sends a record (here
+    slowly), its next upload is a 429; another address's upload goes through."""
+    limits = Limits(body_seconds=10)
+    with LiveServer(create_app(GameStore(BotPool()), limits=limits), limits) as live:
+        with client_at(live, loopback(2)) as c:
+            record = finished_record(c)
+            slow = socket.create_connection(("127.0.0.1", live.port), source_address=(loopback(2), 0))
+            try:
+                slow.sendall(b"POST /api/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: 100000\r\n\r\n{")  # the rest never comes
+                time.sleep(0.3)
+                second = c.post("/api/replays", json={"record": record})
+                assert second.status_code == 429 and "one at a time" in second.json()["error"]
+                with client_at(live, loopback(3)) as other:
+                    assert other.post("/api/replays", json={"record": record}).status_code == 200
+            finally:
+                slow.close()
+            time.sleep(0.3)
+            assert c.post("/api/replays", json={"record": record}).status_code == 200
+
+
 def test_a_whole_replay_log_is_the_move_log():
     client, store = table()
     record = finished_record(client, seed=2)

@@ -292,7 +292,7 @@ def test_record_uploads_are_bounded_in_size():
 def test_replays_keep_no_free_data():
     """A 3.3 MB record whose meta held 836k floats used to cost ~32 MB a replay (20 of them
     642 MB); a replay now keeps only the record's game fields."""
-    client, store = client_of()
+    client, store = client_of(limits=Limits(record_size=4 * 2**20))
     record = big_meta_record(client, 200_000)
     body = json.dumps({"record": record}).encode()
     del record
