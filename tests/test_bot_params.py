@@ -434,3 +434,37 @@ def test_any_spec_is_refused_in_one_line_or_plays_legally(game_and_spec):
 @given(bot_specs())
 def test_any_spec_is_refused_in_one_line_or_plays_legally_many(game_and_spec):
     check_any_spec(*game_and_spec)
+
+
+# ---------------------------------------------------------------- observations no game state has
+def check_corrupt_observations(game: str, spec: str, stride: int, values: tuple, count: int) -> None:
+    """Observations within the game's bounds but describing no game state (a one-hot with two
+    entries, a count off by some) are a ValueError or a legal action, never another error
+    (pimc used to raise StopIteration and IndexError, or play out for ever)."""
+    import warnings
+
+    bot = make_agent(spec, game=game, seed=0)
+    obs, mask = positions_of(game)
+    for row in range(min(count, len(obs))):
+        for at in range(row, obs.shape[1], stride):
+            for value in values:
+                o = obs[row:row + 1].copy()
+                o[0, at] = value
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("error", RuntimeWarning)
+                        action = int(bot.act_batch(o, mask[row:row + 1])[0])
+                except ValueError:
+                    continue
+                assert mask[row, action] == 1, (spec, at, value, action)
+
+
+@pytest.mark.parametrize("game,spec", [(g, s) for g in GAMES for s in ("pimc:samples=2", "heuristic", "random")])
+def test_an_observation_no_game_state_has_is_refused_or_played_legally(game, spec):
+    check_corrupt_observations(game, spec, stride=41, values=(2.0, -1.0), count=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,spec", [(g, s) for g in GAMES for s in cheap_bots(g) if not s.startswith(("openspiel", "ppo"))])
+def test_an_observation_no_game_state_has_is_refused_or_played_legally_broadly(game, spec):
+    check_corrupt_observations(game, spec, stride=3, values=(0.0, 1.0, 2.0, -1.0, 10.0), count=2)

@@ -377,7 +377,11 @@ class PimcAgent(Agent):
         unseen = ~(view.hand | view.played | view.trick | seen_thrown)
         rep = np.repeat(np.arange(B), S)
         owners = sample_owners(unseen[rep], hand_sizes(view, rules)[rep], view.voids[rep], self.rng)  # [B*S, 52]
-        deals = (world_templates(view, legal, rules), rep, owners, view.stock_size.astype(np.int64))
+        try:
+            templates = world_templates(view, legal, rules)
+        except IndexError as exc:  # a trick no game state has
+            raise ValueError(f"pimc: the observation does not describe a game state ({str(exc)[:80]})") from None
+        deals = (templates, rep, owners, view.stock_size.astype(np.int64))
         # first[c, w]: candidate c of world w's row (-1: that row has fewer candidates)
         table = np.full((B, C), -1, np.int64)
         for i, c in enumerate(cands):
@@ -469,7 +473,8 @@ class PimcAgent(Agent):
                     running.remove(e)
             step += 1
             if step > MAX_PLAYOUT_STEPS:
-                raise RuntimeError("pimc: a playout did not reach the round's end")
+                raise ValueError("pimc: a playout did not reach the round's end: the observation does not describe "
+                                 "a game state")
         return {"scores": scores, "winner": winner, "eliminated": eliminated}
 
     def _play_out_compiled(self, deals: tuple, first: np.ndarray, rules: Rules, n: int) -> dict:
@@ -492,7 +497,8 @@ class PimcAgent(Agent):
             c, w = divmod(bad, W)
             raise ValueError(f"pimc: candidate action {int(first[c, w])} is illegal in sampled world {w}")
         if bad < -1:
-            raise RuntimeError("pimc: a playout did not reach the round's end")
+            raise ValueError("pimc: a playout did not reach the round's end: the observation does not describe a "
+                             "game state")
         return {"scores": scores, "winner": winner, "eliminated": eliminated}
 
     def _values(self, res: dict, view: ObsBatch, rep: np.ndarray, rules: Rules) -> np.ndarray:

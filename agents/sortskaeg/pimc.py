@@ -40,6 +40,7 @@ from ..registry import make_agent
 from .decode import PHASE, SObs, decode_batch
 
 PLAYOUT_CALLS = 5  # decisions of its rollout bot a playout costs, measured (agents.params)
+MAX_PLAYOUT_STEPS = 1000  # decisions to a round's end: far more than any round takes
 
 
 def rules_from_obs(v: SObs, row: int) -> Rules:
@@ -225,8 +226,6 @@ class FamilyPIMC(Agent):
 
     def _search(self, v, legal: np.ndarray, rows: np.ndarray, n: int, rules: Rules) -> np.ndarray:
         S = self.samples
-        hands = self.hidden_hands(v, rows, S, self.rng)  # [m, S, P, cards]
-        hands[:, :, 0] = v.hand[rows][:, None, :]
         cand = [np.flatnonzero(legal[r]) for r in rows]
         # world w: row index, sample, candidate
         row_of, sample_of, action_of = [], [], []
@@ -237,10 +236,16 @@ class FamilyPIMC(Agent):
         row_of, sample_of, action_of = (np.concatenate(x) for x in (row_of, sample_of, action_of))
         W = len(row_of)
         venv = self.vector_env(W, n, rules=rules, seed=int(self.rng.integers(2**31)), auto_reset=False)
-        self._load_worlds(venv, v, rows, row_of, hands[row_of, sample_of][:, :n])
+        try:
+            hands = self.hidden_hands(v, rows, S, self.rng)  # [m, S, P, cards]
+            hands[:, :, 0] = v.hand[rows][:, None, :]
+            self._load_worlds(venv, v, rows, row_of, hands[row_of, sample_of][:, :n])
+        except (IndexError, StopIteration) as exc:  # a trick or hands no game state has
+            raise ValueError(f"pimc: observation row {int(rows[0])} does not describe a game state "
+                             f"({type(exc).__name__}: {str(exc)[:80]})") from None
         value = np.zeros(W)
         actions = action_of
-        while True:
+        for _ in range(MAX_PLAYOUT_STEPS):
             obs, mask, seat, _, _, _, info = venv.step(actions)
             over = info["round_over"]
             if over.any():
@@ -251,6 +256,9 @@ class FamilyPIMC(Agent):
                 break
             actions = np.zeros(W, np.int64)
             actions[live] = self.rollout.act_batch(obs[live], mask[live])
+        else:  # worlds loaded from a view no game state has (e.g. a player count its hands contradict)
+            raise ValueError(f"pimc: a playout of observation row {int(rows[0])} did not reach the round's end: "
+                             f"the observation does not describe a game state")
         best = np.empty(len(rows), np.int64)
         self.last_means = []  # per row: (candidates, their mean values), for action_values
         for i, c in enumerate(cand):
