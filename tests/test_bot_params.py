@@ -468,3 +468,28 @@ def test_an_observation_no_game_state_has_is_refused_or_played_legally(game, spe
 @pytest.mark.parametrize("game,spec", [(g, s) for g in GAMES for s in cheap_bots(g) if not s.startswith(("openspiel", "ppo"))])
 def test_an_observation_no_game_state_has_is_refused_or_played_legally_broadly(game, spec):
     check_corrupt_observations(game, spec, stride=3, values=(0.0, 1.0, 2.0, -1.0, 10.0), count=2)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_search_plays_out_with_a_search_as_its_rollout_bot(game):
+    """``pimc:rollout=pimc`` following a trick: the inner search reads the sampled worlds'
+    observations, which must say who played the cards on the table (Oh Hell's worlds lacked
+    the deal's history: the inner search failed on the trick's owners)."""
+    bot = make_agent("pimc:samples=1,rollout=pimc:samples=1", game=game, seed=0)
+    info = redbeard_env.game_named(game)
+    venv = info.vector_env(num_envs=4, num_players=4, rules=info.default_rules, seed=3)
+    heuristic = make_agent("heuristic", game=game)
+    obs, mask, _ = venv.reset()
+    searched = 0
+    for _ in range(80):
+        trick = info.parts.observation.OBS_SLICES["trick"]
+        following = (obs[:, trick].sum(1) > 0) & (mask.sum(1) > 1)
+        if following.any():
+            rows = np.flatnonzero(following)
+            actions = np.asarray(bot.act_batch(obs[rows], mask[rows]))
+            assert (mask[rows, actions] == 1).all()
+            searched += len(rows)
+        if searched >= 4:
+            break
+        obs, mask, *_ = venv.step(heuristic.act_batch(obs, mask))
+    assert searched >= 4

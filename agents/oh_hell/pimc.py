@@ -71,7 +71,9 @@ class OhHellPIMC(FamilyPIMC):
     @staticmethod
     def _load_worlds(venv: VectorEnv, v: OObs, rows: np.ndarray, row_of: np.ndarray, hands: np.ndarray):
         """Load the sampled worlds (position = seat: the searcher is seat 0 and acts; each
-        world halts at the deal's end)."""
+        world halts at the deal's end), with the deal's history (who played which card to
+        which trick), which a rollout bot may read as the observer did: a search playing out
+        the worlds reads the trick's owners from it."""
         n = venv.num_players
         src = rows[row_of]
         phase = np.where(v.phase[src] == PHASE["bid"], BID, PLAY)
@@ -86,4 +88,5 @@ class OhHellPIMC(FamilyPIMC):
             leader=np.where(phase == PLAY, v.leader[src], -1), scores=np.rint(v.score[src, :n]).astype(np.int64),
             bids=v.bid[src, :n], tricks=v.tricks[src, :n], trick_card=trick_card, trick_len=v.trick[src].sum(1),
             led=v.led[src], played=v.played[src], voids=v.voids[src, :n], trumps=v.trumps[src],
-            trump_card=turned), stop_at_round_end=True)
+            trump_card=turned, played_by=v.played_by[src, :n], trick_no=np.maximum(v.trick_of[src], 0)),
+            stop_at_round_end=True)
