@@ -7,11 +7,13 @@ review bots, and plays a few moves of a throwaway game with each: numba's compil
 are loaded (or compiled, the first time in a checkout), checkpoints read, torch imported.
 ``GET /api/ready`` answers :func:`status`: ``{"ready", "state", "loaded", "total",
 "seconds", "error"}``; ``ready`` is true when no warm-up was started (e.g. an app made in a
-test) or once it has finished. A log line says when it is done.
+test) or once it has finished. A log line says when it is done. Then what start-up made is
+left out of the garbage collector's passes (:func:`settle_heap`).
 """
 
 from __future__ import annotations
 
+import gc
 import random
 import sys
 import threading
@@ -101,6 +103,15 @@ def warm_up(bots: Any, readiness: Readiness = READINESS, moves: int = 12,
             say(f"redbeard-web: warm-up failed after {readiness.seconds:.1f} s: {readiness.error}")
 
 
+def settle_heap() -> None:
+    """Leave what start-up made (modules, the bots, their networks: hundreds of thousands of
+    objects) out of the garbage collector's full passes: each pass walks every tracked
+    object with the interpreter stopped, and over that heap it stalled every request for a
+    good part of a second whenever a replay's record was checked."""
+    gc.collect()
+    gc.freeze()
+
+
 def start_warm_up(store: Any, readiness: Readiness = READINESS) -> threading.Thread:
     """:func:`warm_up` with the store's bot pool in a daemon thread (the server answers
     meanwhile; ``/api/ready`` says how far it is)."""
@@ -109,7 +120,10 @@ def start_warm_up(store: Any, readiness: Readiness = READINESS) -> threading.Thr
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    thread = threading.Thread(target=warm_up, args=(store.bots, readiness), kwargs={"say": say},
-                              name="redbeard-warm-up", daemon=True)
+    def run() -> None:
+        warm_up(store.bots, readiness, say=say)
+        settle_heap()
+
+    thread = threading.Thread(target=run, name="redbeard-warm-up", daemon=True)
     thread.start()
     return thread
