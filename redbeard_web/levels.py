@@ -26,7 +26,9 @@ the default sheet and the game ships a policy of the same kind for another sheet
 sheet's policy plays instead (``per_rules`` in the file; those are not rated).
 
 ``GET /api/levels?game=G`` answers :func:`levels_of` (``{"levels": [{"name", "bot",
-"rating", ...}, ...]}``, weakest first).
+"rating", ...}, ...]}``, weakest first). The levels' bots, every sheet's, are among those a
+table offers (:func:`redbeard_web.bots.offered_specs`): the only ones, with the page's, that
+``redbeard-web`` plays unless started with ``--free-specs``.
 """
 
 from __future__ import annotations
