@@ -32,8 +32,18 @@ weights and a policy whose ``identity`` differs from this code's (another prior 
 hand-evaluation table or observation layout would change its play silently).
 
 ``PPOAgent`` wraps a checkpoint behind the bot interface (``act`` / ``act_batch``) and is
-what the registry builds for ``ppo:<path or shipped name>`` in every game; shipped
-checkpoints live in ``agents/pretrained/<name>.pt``.
+what the registry builds for ``ppo:<name or path>`` in every game. A name
+(:func:`named_checkpoint`: letters, digits, ``_+-``, never a path) is a shipped policy
+(``agents/pretrained/<name>.pt``), else one of the bot folders a program was given
+(``--bots DIR``, :func:`set_bot_folders`): ``DIR/NAME.pt``, ``DIR/NAME/final.pt`` (a recipe
+pipeline), ``DIR/NAME/policy.pt`` (a single run). Anything else is a path
+(``ppo:runs/NAME/final.pt``).
+
+A checkpoint records the table it was trained at (its ``config``: game, rules preset,
+overrides, player counts; older files the ``rules`` fields and ``num_players``):
+:func:`trained_table` reads it, :func:`fits_table` says whether a policy was trained at a
+given game, ``Rules`` and player count, and :func:`misfit_note` says so in a line when not
+(``evaluate.py``, ``redbeard-play`` and the web table label such a bot).
 """
 
 from __future__ import annotations
@@ -44,7 +54,7 @@ import pickle
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 import torch
@@ -54,7 +64,7 @@ from redbeard_env.registry import game_named, registered_games
 
 from .base import Agent, check_batch
 from .params import SEED, Bool, Choice, Text
-from .registry import make_agent, resolve, training_of
+from .registry import make_agent, parse_spec, resolve, training_of
 
 FORMAT = "redbeard-ppo"
 VERSION = 3
@@ -373,29 +383,232 @@ def check_device(device: Any) -> str:
     return device
 
 
-def resolve_checkpoint(name_or_path: str) -> Path:
-    """The name of a shipped checkpoint (``classic_4p``), or a path. A plain name that is
-    shipped is always the shipped file, whatever the working directory holds."""
-    text = str(name_or_path)
-    shipped = PRETRAINED_DIR / f"{text}.pt"
-    if is_plain_name(text) and shipped.is_file():
+# ------------------------------------------------------------------ names and bot folders
+#: where ``ppo:NAME`` looks after the shipped policies: the bot folders a program was given
+#: (``--bots DIR``). Only the command lines set them (:func:`set_bot_folders`); library code
+#: never does, so a library call means the same whatever ran before it in the process.
+_bot_folders: tuple[Path, ...] = ()
+#: the files a name means in a bot folder, in this order: a policy file, a recipe
+#: pipeline's bot, a single training run's policy
+FOLDER_LAYOUTS = ("{name}.pt", "{name}/final.pt", "{name}/policy.pt")
+NAME_CHARS = "letters, digits, _ + -"
+
+
+def set_bot_folders(folders: Iterable["str | Path"]) -> tuple[Path, ...]:
+    """Make ``ppo:NAME`` look in ``folders`` (in this order) after the shipped policies, as
+    the command lines do with ``--bots DIR``; returns the folders set before (to put back).
+    ``ValueError`` for a folder that does not exist."""
+    global _bot_folders
+    out = []
+    for folder in folders:
+        path = Path(folder)
+        if not path.is_dir():
+            raise ValueError(f"bot folder {str(folder)[:200]!r} is not a folder")
+        out.append(path)
+    before, _bot_folders = _bot_folders, tuple(out)
+    return before
+
+
+def bot_folders() -> tuple[Path, ...]:
+    """The bot folders ``ppo:NAME`` searches after the shipped policies (:func:`set_bot_folders`)."""
+    return _bot_folders
+
+
+def is_plain_name(text: str) -> bool:
+    """Whether ``text`` is a plain name (letters, digits, ``_+-``), never a path."""
+    return bool(text) and len(text) <= 100 and all(ch.isascii() and (ch.isalnum() or ch in "_+-") for ch in text)
+
+
+def check_name(name: Any) -> str:
+    """``name`` if it is a policy's name (:func:`is_plain_name`: no path separator, no
+    ``..``), else ``ValueError``."""
+    if not isinstance(name, str) or not is_plain_name(name):
+        raise ValueError(f"a policy's name is 1..100 {NAME_CHARS} (no path separators, no '..'), "
+                         f"got {str(name)[:100]!r}")
+    return name
+
+
+def named_checkpoint(name: str) -> Path | None:
+    """The file a policy's name means: the shipped policy of that name, else the first of
+    ``DIR/NAME.pt``, ``DIR/NAME/final.pt``, ``DIR/NAME/policy.pt`` in each bot folder in
+    turn (:func:`bot_folders`); None where there is none. Never a path: ``ValueError`` for a
+    text that is not a name (:func:`check_name`)."""
+    name = check_name(name)
+    shipped = PRETRAINED_DIR / f"{name}.pt"
+    if shipped.is_file():
         return shipped
+    for folder in _bot_folders:
+        for layout in FOLDER_LAYOUTS:
+            path = folder / layout.format(name=name)
+            if path.is_file():
+                return path
+    return None
+
+
+def named_policies() -> dict[str, Path]:
+    """Every policy a name reaches (:func:`named_checkpoint`): name -> file, the shipped
+    ones first, then each bot folder's in turn (a name found earlier hides later ones)."""
+    out = {p.stem: p for p in sorted(PRETRAINED_DIR.glob("*.pt")) if is_plain_name(p.stem)}
+    for folder in _bot_folders:
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.stem if entry.suffix == ".pt" else entry.name
+            if is_plain_name(name) and name not in out:
+                path = named_checkpoint(name)
+                if path is not None:
+                    out[name] = path
+    return out
+
+
+def searched_text() -> str:
+    """Where a name is looked for, in words (for the errors)."""
+    if not _bot_folders:
+        return "the shipped policies (and no bot folder: --bots DIR adds one)"
+    folders = ", ".join(str(f) for f in _bot_folders)
+    return f"the shipped policies and the bot folders {folders} (as NAME.pt, NAME/final.pt, NAME/policy.pt)"
+
+
+def resolve_checkpoint(name_or_path: str) -> Path:
+    """The file of a policy's name (:func:`named_checkpoint`: shipped, then the bot
+    folders) or of a path (anything that is not a name, e.g. ``runs/NAME/final.pt``). A
+    name is only ever a name: it never means a file of the working directory."""
+    text = str(name_or_path)
+    if is_plain_name(text):
+        path = named_checkpoint(text)
+        if path is None:
+            shipped = sorted(p.stem for p in PRETRAINED_DIR.glob("*.pt"))
+            raise ValueError(f"no PPO checkpoint named {text!r} in {searched_text()}; shipped: "
+                             f"{', '.join(shipped) or 'none'} (a file is ppo:<path>, e.g. ppo:./{text}.pt)")
+        return path
     path = Path(text)
     try:
         if path.is_file():
             return path
     except (OSError, ValueError):  # a name too long for the file system, a NUL byte
         pass
-    names = sorted(p.stem for p in PRETRAINED_DIR.glob("*.pt"))
-    raise ValueError(
-        f"no PPO checkpoint {text[:100]!r}: not a shipped name, and not a file "
-        f"(shipped: {', '.join(names) or 'none'})"
-    )
+    raise ValueError(f"no PPO checkpoint {text[:100]!r}: not a file, and not a name ({NAME_CHARS}) of "
+                     f"{searched_text()}")
 
 
-def is_plain_name(text: str) -> bool:
-    """Whether ``text`` is a plain name (letters, digits, ``_+-``), never a path."""
-    return bool(text) and len(text) <= 100 and all(ch.isascii() and (ch.isalnum() or ch in "_+-") for ch in text)
+# ------------------------------------------------------------------ the table a policy was trained at
+@dataclasses.dataclass(frozen=True)
+class TrainedTable:
+    """Where a policy was trained, as its checkpoint records it: the game, its ``Rules``
+    (None: not recorded, or fields this code no longer has), the rule sheet and the fields
+    set on top of it (as the trainer was given them; for files that record only the fields,
+    the nearest sheet and the differences), and the player counts (empty: not recorded)."""
+
+    game: str
+    rules: Any
+    preset: str | None
+    overrides: dict
+    players: tuple[int, ...]
+
+    def text(self) -> str:
+        """``"classic, 4 players"``, ``"classic with leader=trick_winner, 3/5 players"``."""
+        sheet = table_text(self.preset, self.overrides) if self.preset else "rules it does not record"
+        counts = f"{'/'.join(map(str, self.players))} players" if self.players else "player counts it does not record"
+        return f"{sheet}, {counts}"
+
+
+def table_text(preset: str, overrides: dict | None = None, players: int | None = None) -> str:
+    """A table in words: ``"fem_opp, 5 players"``, ``"classic with zero_rule=bounce"``."""
+    over = " ".join(f"{k}={_value_words(v)}" for k, v in (overrides or {}).items())
+    return preset + (f" with {over}" if over else "") + (f", {players} players" if players is not None else "")
+
+
+def _value_words(value: Any) -> str:
+    return ",".join(map(str, value)) if isinstance(value, (tuple, list)) else str(value)
+
+
+def rules_sheet(game: str, rules: Any) -> tuple[str, dict]:
+    """The rule sheet (preset) of ``game`` nearest ``rules`` and the fields that differ from
+    it (the fewest; ties go to the game's default sheet, then the sheets' order)."""
+    info = game_named(game)
+    fields = dataclasses.asdict(rules)
+    best: tuple[str, dict] | None = None
+    for preset in sorted(info.presets, key=lambda p: p != info.default_rules):
+        sheet = dataclasses.asdict(info.presets[preset])
+        diff = {k: v for k, v in fields.items() if sheet.get(k) != v}
+        if best is None or len(diff) < len(best[1]):
+            best = (preset, diff)
+    assert best is not None
+    return best
+
+
+def trained_table(payload: dict) -> TrainedTable:
+    """The table a checkpoint (its payload, :func:`read_payload`) was trained at: its
+    ``config`` (game, rules preset, overrides, player counts) where it has one, else the
+    ``rules`` fields and ``num_players`` older files record."""
+    config = payload.get("config") if isinstance(payload.get("config"), dict) else {}
+    game = payload.get("game", DEFAULT_GAME)
+    info = game_named(game)
+    rules = preset = None
+    overrides: dict = {}
+    recorded, named = payload.get("rules"), config.get("rules")
+    try:
+        if isinstance(recorded, dict):
+            rules = info.make_rules(recorded)
+        elif isinstance(named, str):
+            rules = info.make_rules(named, **(config.get("overrides") or {}))
+    except (ValueError, TypeError):  # fields or values this code no longer has
+        rules = None
+    if isinstance(named, str) and named in info.presets:
+        preset, overrides = named, dict(config.get("overrides") or {})
+    elif rules is not None:
+        preset, overrides = rules_sheet(game, rules)
+    players = config.get("players")
+    if not (isinstance(players, (list, tuple)) and players):
+        players = [payload["num_players"]] if isinstance(payload.get("num_players"), int) else []
+    return TrainedTable(game, rules, preset, overrides, tuple(int(n) for n in players))
+
+
+def fits_table(trained: "TrainedTable | dict", game: str, rules: Any, num_players: int) -> bool:
+    """Whether a policy (its :class:`TrainedTable`, or its checkpoint's payload) was trained
+    at this table: the same game, equal ``Rules`` (a sheet with overrides that make the
+    same fields is the same table) and ``num_players`` among its player counts. A file
+    that does not record its table fits none."""
+    if isinstance(trained, dict):
+        trained = trained_table(trained)
+    return (trained.game == game and trained.rules is not None and trained.rules == rules
+            and num_players in trained.players)
+
+
+def misfit_note(spec: str, trained: "TrainedTable | dict", game: str, rules: Any, num_players: int,
+                preset: str | None = None) -> str | None:
+    """``"ppo:X was trained at classic, 4 players; this table is fem_opp, 5 players"``, or
+    None when the policy was trained at this table (:func:`fits_table`). ``preset``: the
+    sheet the table was asked for (default: the sheet nearest ``rules``); the fields
+    ``rules`` change on it are named."""
+    if isinstance(trained, dict):
+        trained = trained_table(trained)
+    if fits_table(trained, game, rules, num_players):
+        return None
+    if preset is None:
+        preset, overrides = rules_sheet(game, rules)
+    else:
+        sheet = dataclasses.asdict(game_named(game).make_rules(preset))
+        overrides = {k: v for k, v in dataclasses.asdict(rules).items() if sheet.get(k) != v}
+    return f"{spec} was trained at {trained.text()}; this table is {table_text(preset, overrides, num_players)}"
+
+
+def table_notes(specs: Iterable[Any], game: str, rules: Any, num_players: int, preset: str | None = None) -> list[str]:
+    """:func:`misfit_note` for every ``ppo`` spec among ``specs`` (once each) whose policy
+    was not trained at this table; other specs and bot objects are passed over. A spec
+    whose checkpoint cannot be read is ``ValueError``, as building its bot would be."""
+    notes = []
+    for spec in dict.fromkeys(s for s in specs if isinstance(s, str)):
+        parsed = parse_spec(spec)
+        checkpoint = parsed.args[0] if parsed.args else parsed.kwargs.get("checkpoint")
+        if parsed.name != "ppo" or checkpoint is None:
+            continue
+        note = misfit_note(spec, read_payload(resolve_checkpoint(str(checkpoint))), game, rules, num_players, preset)
+        if note is not None:
+            notes.append(note)
+    return notes
 
 
 def shown_path(path: Path) -> str:
@@ -535,7 +748,7 @@ class PPOAgent(Agent):
 
     #: the spec's parameters (agents.params)
     PARAMS = {
-        "checkpoint": Text(help="a shipped policy's name (agents/pretrained) or a checkpoint's path"),
+        "checkpoint": Text(help="a policy's name (shipped, or in a --bots folder) or a checkpoint's path"),
         "greedy": Bool(help="play the most likely action (else sample, seeded)"),
         "seed": SEED,
         "device": Choice("cpu", "cuda", *(f"cuda:{i}" for i in range(16)), shown="'cpu' or 'cuda[:N]'",

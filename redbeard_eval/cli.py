@@ -17,7 +17,7 @@ from redbeard_env.common import parse_overrides
 from redbeard_env.registry import game_named, registered_games
 
 from .report import check_output_paths, format_table
-from .tournament import play_tournament, prepare_tournament
+from .tournament import play_tournament, prepare_tournament, resolve_game
 
 __all__ = ["EvalConfig", "parse_args", "main"]
 
@@ -82,6 +82,9 @@ class EvalConfig:
     """With --sprt: the chance of accepting H1 (promoting) when H0 holds."""
     beta: float = 0.05
     """With --sprt: the chance of accepting H0 when H1 holds."""
+    bots: Annotated[tuple[str, ...], tyro.conf.UseAppendAction, tyro.conf.arg(metavar="DIR")] = ()
+    """A bot folder (repeat for more): ppo:NAME is then, after the shipped policies, DIR/NAME.pt, DIR/NAME/final.pt
+    (a recipe pipeline) or DIR/NAME/policy.pt (a single run) of the first folder that has one."""
 
 
 def _refuse(message: str) -> None:
@@ -95,10 +98,33 @@ def parse_args(argv: Sequence[str] | None = None) -> EvalConfig:
     return tyro.cli(EvalConfig, args=argv, prog=os.path.basename(sys.argv[0]))
 
 
+def _use_bot_folders(cfg: EvalConfig) -> None:
+    """``--bots``: the folders ``ppo:NAME`` searches after the shipped policies."""
+    if cfg.bots:
+        from agents.ppo import set_bot_folders
+
+        try:
+            set_bot_folders(cfg.bots)
+        except ValueError as exc:
+            _refuse(f"--bots: {exc}")
+
+
+def _table_notes(specs: Sequence[str], game: str, rules, players: int, preset: str | None) -> None:
+    """A line for each ``ppo`` bot seated at a table it was not trained at (its results
+    stand; the note says how far they carry)."""
+    if not any(isinstance(s, str) and s.strip().lower().startswith("ppo") for s in specs):
+        return  # no policy: torch need not be imported
+    from agents.ppo import table_notes
+
+    for note in table_notes(specs, game, rules, players, preset):
+        print(f"note: {note}", flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     cfg = parse_args(argv)
     args = sys.argv[1:] if argv is None else list(argv)
     rules_given = any(a == "--rules" or a.startswith("--rules=") for a in args)
+    _use_bot_folders(cfg)
     if cfg.sprt is not None:
         return main_sprt(cfg, rules_given)
     try:
@@ -120,6 +146,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if cfg.workers < 1:
             raise ValueError(f"--workers must be an int >= 1, got {cfg.workers}")
         check_output_paths(cfg.out, cfg.record, names=("--out", "--record"))
+        _table_notes(tournament.keys, tournament.game.name, tournament.rules, tournament.num_players,
+                     None if tournament.rules_name == "custom" else tournament.rules_name)
     except ValueError as exc:
         _refuse(str(exc))
     results = play_tournament(tournament, out=cfg.out, plots=cfg.plots, progress=not cfg.quiet,
@@ -148,6 +176,9 @@ def main_sprt(cfg: EvalConfig, rules_given: bool) -> None:
         _refuse("--sprt plays whole games in this process (no --mode round, --record or --workers)")
     try:
         check_output_paths(cfg.out, names=("--out", "--record"))
+        info, rules = resolve_game(cfg.rules if rules_given or cfg.game is None else None, cfg.game)
+        table = info.make_rules(rules, **parse_overrides(cfg.set))
+        _table_notes(cfg.agents, info.name, table, info.check_num_players(cfg.players or 2, table), rules)
         result = run_sprt(cfg.agents[0], cfg.agents[1], cfg.sprt[0], cfg.sprt[1], alpha=cfg.alpha, beta=cfg.beta,
                           max_games=cfg.games, game=cfg.game, rules=cfg.rules if rules_given or cfg.game is None else None,
                           players=cfg.players, seed=cfg.seed, overrides=parse_overrides(cfg.set), engine=cfg.engine,

@@ -354,14 +354,25 @@ def _play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
 BACKENDS = ("local", "ray")
 
 
-def _shard_in_worker(setup: dict, shard: int, games_done: Any = None) -> ShardResult:
+def _shard_in_worker(setup: dict, shard: int, games_done: Any = None, bot_folders: Sequence[str] = ()) -> ShardResult:
     """A shard in another process: the tournament is rebuilt from its set-up (once per
     process) and the shard played there. Each time games finish, their number is put on
     ``games_done`` (a queue the caller reads for the progress bar; for a process pool the
-    one its workers were started with)."""
-    key = repr(setup)
+    one its workers were started with). ``bot_folders``: the caller's (a program's
+    ``--bots``), searched for ``ppo:NAME`` while the bots are built."""
+    key = repr((setup, list(bot_folders)))
     if _WORKER_TOURNAMENT.get("key") != key:
-        _WORKER_TOURNAMENT.update(key=key, tournament=prepare_tournament(**setup))
+        before = None
+        if bot_folders:
+            from agents.ppo import set_bot_folders
+
+            before = set_bot_folders(bot_folders)
+        try:
+            tournament = prepare_tournament(**setup)
+        finally:
+            if before is not None:
+                set_bot_folders(before)
+        _WORKER_TOURNAMENT.update(key=key, tournament=tournament)
     queue = games_done if games_done is not None else _WORKER_TOURNAMENT.get("games_done")
     return play_shard(_WORKER_TOURNAMENT["tournament"], shard, on_games=None if queue is None else queue.put)
 
@@ -384,6 +395,8 @@ def _run_shards(tr: Tournament, backend: str, workers: int, ray_address: str | N
     step's finished games on a queue, which is read while the shards run (the puts of a
     shard are done before its result arrives, so the bar ends on the exact total)."""
     shards = range(tr.num_shards)
+    ppo = sys.modules.get("agents.ppo")  # only a program that imported it can have set bot folders
+    folders = [str(f.resolve()) for f in ppo.bot_folders()] if ppo is not None else []
     if backend == "local" and workers == 1:
         return [play_shard(tr, k, on_games=None if bar is None else bar.update) for k in shards]
     if any(not isinstance(spec, str) for spec in tr.setup["agent_specs"]):
@@ -404,7 +417,7 @@ def _run_shards(tr: Tournament, backend: str, workers: int, ray_address: str | N
 
         with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_report_games_to,
                                  initargs=(games_done,)) as pool:
-            futures = {pool.submit(_shard_in_worker, tr.setup, k): k for k in shards}
+            futures = {pool.submit(_shard_in_worker, tr.setup, k, None, folders): k for k in shards}
             running = set(futures)
             while running:
                 finished, running = wait(running, timeout=PROGRESS_SECONDS, return_when=FIRST_COMPLETED)
@@ -435,7 +448,7 @@ def _run_shards(tr: Tournament, backend: str, workers: int, ray_address: str | N
 
         task = ray.remote(num_cpus=1)(_shard_in_worker)
         setup = ray.put(tr.setup)
-        pending = {task.remote(setup, k, games_done): k for k in shards}
+        pending = {task.remote(setup, k, games_done, folders): k for k in shards}
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=PROGRESS_SECONDS)
             take_reports()

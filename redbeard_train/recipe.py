@@ -632,18 +632,20 @@ def _judge_row(res: dict, spec: str, n: int, opponent: str) -> dict:
 
 
 def shipped_for_table(table: dict) -> list[str]:
-    """Names of the shipped policies whose training table (the config saved in the file:
-    game, rules, overrides, player counts) is ``table``."""
-    from agents.ppo import DEFAULT_GAME, PRETRAINED_DIR, read_payload
+    """Names of the shipped policies trained at ``table`` (as their files record it,
+    :func:`agents.ppo.fits_table`): at each of its player counts and at no other."""
+    from agents.ppo import PRETRAINED_DIR, fits_table, read_payload, trained_table
+    from redbeard_env.registry import game_named
 
+    rules = game_named(table["game"]).make_rules(table["rules"], **table["overrides"])
     out = []
     for path in sorted(PRETRAINED_DIR.glob("*.pt")):
         try:
-            cfg = read_payload(path).get("config") or {}
+            trained = trained_table(read_payload(path))
         except ValueError:
             continue
-        if (cfg.get("game", DEFAULT_GAME), cfg.get("rules"), cfg.get("overrides") or {}, list(cfg.get("players") or [])) == \
-                (table["game"], table["rules"], table["overrides"], list(table["players"])):
+        if set(trained.players) == set(table["players"]) and \
+                all(fits_table(trained, table["game"], rules, n) for n in table["players"]):
             out.append(path.stem)
     return out
 
