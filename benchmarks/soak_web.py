@@ -791,7 +791,8 @@ def main(argv=None) -> dict:
             proc.kill()
     result = summarize(args, stats, curve, windows, ready, out)
     print_report(result)
-    print(f"written: {', '.join(str(out / f) for f in ('soak.json', 'rss.csv', 'rss.png', 'latency.csv', 'server.log'))}")
+    names = ('soak.json', 'rss.csv', 'rss.png', 'latency.csv', 'server.log')
+    print(f"written: {', '.join(str(out / f) for f in names)}")
     return result
 
 
