@@ -165,7 +165,8 @@ class WebTableMachine(RuleBasedStateMachine):
         self._secrets = session_module.secrets
         session_module.secrets = types.SimpleNamespace(randbelow=random.Random(0).randrange)
         self.clock = Clock()
-        self.store = GameStore(self.pool, max_games=10_000, idle_seconds=IDLE, finished_seconds=IDLE, clock=self.clock)
+        self.store = GameStore(self.pool, max_games=10_000, idle_seconds=IDLE, finished_seconds=IDLE, clock=self.clock,
+                               per_owner=10_000)  # every request here comes from one address
         self.client = make_client(self.store)
         self.models: dict[str, Model] = {}
         self.steps = 0
@@ -411,7 +412,7 @@ TestWebTableMachineLong.settings = settings(max_examples=SLOW["machine"], statef
 # ---------------------------------------------------------------- one kind of input each
 @pytest.fixture(scope="module")
 def store():
-    return GameStore(POOL, max_games=100_000)
+    return GameStore(POOL, max_games=100_000, per_owner=100_000)  # every request here comes from one address
 
 
 @pytest.fixture(scope="module")
