@@ -595,17 +595,23 @@ def misfit_note(spec: str, trained: "TrainedTable | dict", game: str, rules: Any
     return f"{spec} was trained at {trained.text()}; this table is {table_text(preset, overrides, num_players)}"
 
 
+def spec_table(spec: str) -> TrainedTable | None:
+    """The table the policy of a ``ppo`` spec was trained at (None: another bot's spec);
+    ``ValueError`` for a checkpoint that cannot be read, as building the bot would be."""
+    parsed = parse_spec(spec)
+    checkpoint = parsed.args[0] if parsed.args else parsed.kwargs.get("checkpoint")
+    if parsed.name != "ppo" or checkpoint is None:
+        return None
+    return trained_table(read_payload(resolve_checkpoint(str(checkpoint))))
+
+
 def table_notes(specs: Iterable[Any], game: str, rules: Any, num_players: int, preset: str | None = None) -> list[str]:
     """:func:`misfit_note` for every ``ppo`` spec among ``specs`` (once each) whose policy
-    was not trained at this table; other specs and bot objects are passed over. A spec
-    whose checkpoint cannot be read is ``ValueError``, as building its bot would be."""
+    was not trained at this table; other specs and bot objects are passed over."""
     notes = []
     for spec in dict.fromkeys(s for s in specs if isinstance(s, str)):
-        parsed = parse_spec(spec)
-        checkpoint = parsed.args[0] if parsed.args else parsed.kwargs.get("checkpoint")
-        if parsed.name != "ppo" or checkpoint is None:
-            continue
-        note = misfit_note(spec, read_payload(resolve_checkpoint(str(checkpoint))), game, rules, num_players, preset)
+        trained = spec_table(spec)
+        note = misfit_note(spec, trained, game, rules, num_players, preset) if trained is not None else None
         if note is not None:
             notes.append(note)
     return notes

@@ -14,7 +14,7 @@ API (JSON in, JSON out; errors are ``{"error": "..."}``)::
     GET  /api/games/{id}/record          -> the game record once finished (409 before)
     POST /api/replays                    {"record": {...}} -> frame 0 of a replay, every hand face up
     GET  /api/replays/{id}?step=K        -> the replay after K actions
-    ... and the card table's routes (ready, levels, review, logs, rules): :mod:`redbeard_web.routes`
+    ... and the card table's routes (ready, levels, bots, review, logs, rules): :mod:`redbeard_web.routes`
 
 Status codes: 400 malformed or illegal (the game is unchanged), 404 unknown or expired
 id, 408 a body that took too long, 409 record of a running game, 413 a body or a record too

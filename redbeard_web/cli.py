@@ -9,6 +9,10 @@ may cost the server -- bots kept, a bot's search, hints, new games a minute, upl
 slow clients -- are the budget options (``redbeard-web --help``; :mod:`redbeard_web.limits`).
 The table plays only the bots it offers (the page's and the levels'); ``--free-specs`` lets a
 local table play any bot spec the bots' declarations allow within the search budget.
+``--bots DIR`` (repeatable) adds a folder of trained policies, played by name as
+``ppo:NAME`` (``DIR/NAME.pt``, ``DIR/NAME/final.pt`` of a recipe pipeline,
+``DIR/NAME/policy.pt`` of a single run); the page offers those trained for the chosen table.
+A client only ever names a policy, never a file.
 """
 
 from __future__ import annotations
@@ -84,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a running game nobody looked at for this long is dropped (default 60)")
     p.add_argument("--finished-minutes", type=float, default=15.0,
                    help="a finished game is dropped this long after it was last looked at (default 15)")
+    p.add_argument("--bots", action="append", default=[], metavar="DIR",
+                   help="a folder of trained policies (repeat for more), played by name as ppo:NAME after the shipped "
+                        "ones: DIR/NAME.pt, DIR/NAME/final.pt or DIR/NAME/policy.pt; the page offers those trained "
+                        "for the chosen table")
     p.add_argument("--free-specs", action="store_true",
                    help="play any bot spec the bots' declarations allow within the search budget (a local table); "
                         "by default only the bots the table offers: the page's and the levels'")
@@ -128,6 +136,16 @@ def main(argv: list[str] | None = None) -> None:
             check_appendable(args.records, "--records")
         except ValueError as exc:
             sys.exit(f"redbeard-web: {exc}")
+    if args.bots:
+        try:
+            from agents.ppo import set_bot_folders
+
+            set_bot_folders(args.bots)
+        except ModuleNotFoundError as exc:
+            sys.exit(f"redbeard-web: --bots plays trained policies, which need the train extra ({exc.name} is "
+                     f"missing): pip install -e \".[train]\"")
+        except ValueError as exc:
+            sys.exit(f"redbeard-web: --bots: {exc}")
     limits = limits_of(args)
     bots = BotPool(max_bots=limits.bot_cache, search_budget=limits.search_budget, free_specs=args.free_specs)
     store = GameStore(bots, max_games=args.max_games, idle_seconds=args.idle_minutes * 60,

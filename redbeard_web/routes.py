@@ -5,6 +5,14 @@
                                                (:mod:`redbeard_web.ready`)
     GET /api/levels?game=G[&rules=P]        -> {"levels": [{"name", "bot", "rating", "sigma", ...}], ...}
                                                weakest first (:mod:`redbeard_web.levels`)
+    GET /api/bots?game=G[&rules=P][&players=N][&overrides=JSON]
+                                            -> {"game", "rules", "players", "overrides", "table", "bots":
+                                               [{"bot": "ppo:NAME", "shipped", "fits", "trained"}]}: the
+                                               policies the table plays in G (shipped, then its --bots
+                                               folders'), each with the table it was trained at in words
+                                               and whether that is this one (the sheet P with the Rules
+                                               fields of the JSON object, N players)
+                                               (:func:`redbeard_web.bots.bots_for_table`)
     GET /api/games/{id}/review?bot=SPEC     -> {"entries": [{"move", "chosen", "suggested", "cost", "units",
                                                ...}], ...} dearest first (:mod:`redbeard_web.review`)
     GET /api/games/{id}/log                 -> the moves so far as you saw them, with trick winners and
@@ -38,6 +46,7 @@ from starlette.routing import Route
 
 from redbeard_env.records import rules_dict
 
+from .bots import bots_for_table
 from .guards import SECURITY_HEADERS, address_of, log, race_client, refuse
 from .levels import levels_of
 from .movelog import session_log
@@ -70,6 +79,13 @@ def table_routes(table: Any) -> list[Route]:
         if game is None:
             raise refuse(400, "say which game: /api/levels?game=<name>")
         return await table.run(request, "view", levels_of, game, request.query_params.get("rules"))
+
+    async def bots(request: Request) -> Response:
+        query = request.query_params
+        if query.get("game") is None:
+            raise refuse(400, "say which game: /api/bots?game=<name>[&rules=<preset>][&players=<n>][&overrides=<json>]")
+        return await table.run(request, "view", bots_for_table, query["game"], query.get("rules"), query.get("players"),
+                               query.get("overrides"))
 
     async def game_review(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -108,6 +124,7 @@ def table_routes(table: Any) -> list[Route]:
     return [
         Route("/api/ready", ready),
         Route("/api/levels", levels),
+        Route("/api/bots", bots),
         Route("/api/games/{game_id}/review", game_review),
         Route("/api/games/{game_id}/log", game_log),
         Route("/api/games/{game_id}/rules", game_rules),

@@ -98,11 +98,12 @@ def _int_in(body: dict, key: str, default: Any, lo: int, hi: int, what: str) -> 
     return value
 
 
-def parse_new_game(body: Any) -> dict:
+def parse_new_game(body: Any, check: Callable[[Any, str], str] = check_bot_spec) -> dict:
     """Check a new-game request ``{"game", "rules", "players", "seat", "opponents", "seed",
     "overrides"}`` (all optional; ``game`` defaults to the first registered game, ``rules``
     to its default preset, ``opponents`` to its ``heuristic``); return the parsed settings
-    or raise ``ValueError`` saying what is wrong and what is allowed."""
+    or raise ``ValueError`` saying what is wrong and what is allowed. ``check(spec, game)``
+    checks each bot (a pool's :meth:`~redbeard_web.bots.BotPool.check` for its own rules)."""
     if body is None:
         body = {}
     if not isinstance(body, dict):
@@ -130,7 +131,7 @@ def parse_new_game(body: Any) -> dict:
         opponents = [opponents] * (players - 1)
     if not isinstance(opponents, list) or len(opponents) != players - 1:
         raise ValueError(f"opponents must be one bot spec, or a list of {players - 1} (the other seats in order)")
-    opponents = [check_bot_spec(o, game.name) for o in opponents]
+    opponents = [check(o, game.name) for o in opponents]
     seed = _int_in(body, "seed", None, 0, MAX_SEED, "null or an int")
     agents = list(opponents)
     agents.insert(seat, HUMAN)

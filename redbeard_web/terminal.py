@@ -4,6 +4,8 @@
     redbeard-play --rules fem_opp --players 5 --seat 2 --opponents ppo:classic_4p --seed 7
     redbeard-play --set start_score=6 --record my_games.jsonl
     redbeard-play --game sortskaeg --players 3 --set deal=carry
+    redbeard-play --bots runs --opponents ppo:my_pipeline     # runs/my_pipeline/final.pt
+    redbeard-play --opponents ppo:runs/my_pipeline/final.pt
 
 After every move the table is printed (scores, calls or bids, tricks, the current trick,
 your hand). At your turn type an action: its full name (``play:AS``, ``bid:3``, ``pass``) or a
@@ -16,6 +18,11 @@ Once you are out of the game (in a game with eliminations) while the bots play o
 whether to watch the rest (``w``, move by move with ``--pause``) or skip to the result
 (``s``: no more moves are printed and nothing waits). ``--ascii`` prints plain ASCII only:
 suits as letters (``7C``), ``->`` for arrows, ``>=`` and ``x`` for the stakes' formulas.
+
+A policy is ``ppo:NAME`` (shipped, or in a ``--bots DIR`` folder: ``DIR/NAME.pt``,
+``DIR/NAME/final.pt``, ``DIR/NAME/policy.pt``) or ``ppo:<path>``. A policy seated at a table
+it was not trained for is named in a note at the start, and its seat says what it was
+trained for.
 
 The table is drawn by the game's views module (the registry's ``Game.views``) from the same
 view the web page gets, so it shows only what you may know. With ``--record FILE`` the
@@ -36,7 +43,9 @@ from redbeard_env.records import append_records, check_appendable
 from redbeard_env.registry import Game, game_named, registered_games
 from redbeard_env.viewparts import ASCII
 
-from .session import BotPool, GameSession, parse_new_game, views_of
+from agents.registry import parse_spec
+
+from .session import HUMAN, BotPool, GameSession, parse_new_game, views_of
 
 
 def _game(game: "str | Game | None") -> Game:
@@ -140,7 +149,11 @@ def build_parser(game: "str | None" = None) -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=min(max(4, lo), hi), help=f"{lo}..{hi} (default {min(max(4, lo), hi)})")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
-                   help="bot spec for the other seats (one, or one per other seat), e.g. heuristic or ppo:<policy>")
+                   help="bot spec for the other seats (one, or one per other seat), e.g. heuristic, ppo:<name> "
+                        "or ppo:<path>")
+    p.add_argument("--bots", action="append", default=[], metavar="DIR",
+                   help="a bot folder (repeat for more): ppo:NAME is then, after the shipped policies, DIR/NAME.pt, "
+                        "DIR/NAME/final.pt or DIR/NAME/policy.pt")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random)")
     p.add_argument("--set", nargs="*", default=[], metavar="FIELD=VALUE", help="rules overrides, e.g. start_score=6")
     p.add_argument("--record", default=None, metavar="FILE", help="append the finished game's record to FILE")
@@ -208,12 +221,21 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
             raise ValueError(f"--pause must be a finite number of seconds >= 0, got {args.pause}")
         if args.record:  # checked before the game whose record it would lose
             check_appendable(args.record, "--record")
+        if args.bots:
+            from agents.ppo import set_bot_folders
+
+            try:
+                set_bot_folders(args.bots)
+            except ValueError as exc:
+                raise ValueError(f"--bots: {exc}") from None
         opponents = args.opponents[0] if len(args.opponents) == 1 else list(args.opponents)
+        bots = BotPool(paths=True)  # the person at the keyboard names the files
         opts = parse_new_game({"game": info.name, "rules": args.rules, "players": args.players, "seat": args.seat,
                                "opponents": opponents, "seed": args.seed,
-                               "overrides": parse_overrides(args.set)})
+                               "overrides": parse_overrides(args.set)}, check=bots.check)
+        labels = seat_labels(opts["agents"], info.name, opts["rules"], opts["players"], args.rules, con)
         session = GameSession("terminal", opts["rules"], opts["players"], opts["seat"], opts["agents"],
-                              opts["seed"], BotPool(), app="redbeard-play")
+                              opts["seed"], bots, app="redbeard-play")
         session.run_bots()
     except ValueError as exc:
         con.say(f"redbeard-play: {exc}")
@@ -222,16 +244,35 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
         con.say("\nBye.")
         return 130
     try:
-        return _play(session, info, args, stdin or sys.stdin, con)
+        return _play(session, info, args, stdin or sys.stdin, con, labels)
     except KeyboardInterrupt:  # Ctrl-C: leave quietly, no traceback
         con.say("\nBye.")
         return 130
 
 
-def _play(session: GameSession, info: Game, args: argparse.Namespace, inp: TextIO, con: Console) -> int:
+def seat_labels(agents: list[str], game: str, rules, players: int, preset: str, con: Console) -> list[str]:
+    """Each seat's name on the table: its spec, and for a policy trained at another table
+    what it was trained for (said once in a note, too)."""
+    policies = [a for a in dict.fromkeys(agents) if a != HUMAN and parse_spec(a).name == "ppo"]
+    if not policies:
+        return list(agents)
+    from agents.ppo import fits_table, misfit_note, spec_table
+
+    labels = {}
+    for spec in policies:
+        trained = spec_table(spec)
+        if not fits_table(trained, game, rules, players):
+            con.say(f"note: {misfit_note(spec, trained, game, rules, players, preset)}")
+            labels[spec] = f"{spec}, trained for {trained.text()}"
+    return [labels.get(a, a) for a in agents]
+
+
+def _play(session: GameSession, info: Game, args: argparse.Namespace, inp: TextIO, con: Console,
+          labels: list[str]) -> int:
     """The game loop: the moves one line each, each round's result, the table, the question
     with its stakes, your answer; to the end (0) or until you leave (0). Once you are out
-    of the game with moves still to come, you choose to watch them or skip to the result."""
+    of the game with moves still to come, you choose to watch them or skip to the result.
+    ``labels``: each seat's name on the table (:func:`seat_labels`)."""
     views, you = session.views, session.seat
     con.say(f"{info.title}, sheet {args.rules}, {session.game.num_players} players; you are seat {you}. "
             "Type help for help.")
@@ -260,12 +301,12 @@ def _play(session: GameSession, info: Game, args: argparse.Namespace, inp: TextI
                     break
         if view["finished"]:
             break
-        con.say(views.render_table(view["table"], you, view["agents"]))
+        con.say(views.render_table(view["table"], you, labels))
         con.say(views.question(session.game, you, keys=True))
         for item in view.get("stakes", []):
             con.say(f"  · {item['text']}")
         con.say("legal: " + ", ".join(view["legal"]))
-        view = _prompt(session, view, inp, con)
+        view = _prompt(session, view, inp, con, labels)
         if view is None:
             con.say("Bye.")
             return 0
@@ -303,7 +344,7 @@ def _watch_or_skip(inp: TextIO, con: Console, moves: int) -> str | None:
         con.say(f"{line.strip()!r}: type w to watch the rest, s to skip to the result (quit leaves)")
 
 
-def _prompt(session: GameSession, view: dict, inp: TextIO, con: Console) -> dict | None:
+def _prompt(session: GameSession, view: dict, inp: TextIO, con: Console, labels: list[str]) -> dict | None:
     """Read lines until one is a legal action (then apply it and return the new view);
     None on quit or end of input."""
     say = con.say
@@ -323,7 +364,7 @@ def _prompt(session: GameSession, view: dict, inp: TextIO, con: Console) -> dict
             say("legal now: " + ", ".join(view["legal"]))
             continue
         if command and command[0] == "table":
-            say(session.views.render_table(view["table"], session.seat, view["agents"]))
+            say(session.views.render_table(view["table"], session.seat, labels))
             continue
         if command and command[0] == "hint":
             spec = word.split(None, 1)[1] if len(command) > 1 else "heuristic"

@@ -87,7 +87,7 @@ def test_a_full_game_from_scripted_input(tmp_path):
     assert code == 0
     assert "Type an action at the prompt" in text  # help
     assert "heuristic would choose" in text and "random would choose" in text  # hints
-    assert "hint: bot spec 'ppo:/etc/x'" in text  # a path is refused
+    assert "hint: no PPO checkpoint '/etc/x': not a file" in text  # a path that is no policy is refused
     assert "'xyz' is not an action" in text
     assert "your hand:" in text and "player_0 (heuristic)" in text  # the table
     assert "Final scores:" in text and ("You win!" in text or "wins the game" in text or "round limit" in text)

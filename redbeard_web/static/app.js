@@ -1,9 +1,10 @@
 // The game page: talks to the JSON API of redbeard_web.app; no build step, no libraries.
 // It knows no game: every game's card faces, move labels, texts, stakes and rules come from
-// the server (/api/options, the views, /api/levels). Every clickable move carries
+// the server (/api/options, the views, /api/levels, /api/bots). Every clickable move carries
 // data-action="<action name>" (tests click by it); every card carries data-card="<card name>".
 // This file: state, the API, the new-game form and levels (kept in localStorage with the bot
-// speed), playing (the bots wait at a round's result while it is read), resuming, keys.
+// speed), the trained bots of the chosen table and the label of a bot trained for another,
+// playing (the bots wait at a round's result while it is read), resuming, keys.
 // table.js draws the table; panels.js the hint, review, rules and replays.
 "use strict";
 
@@ -11,6 +12,9 @@ const state = {
   options: null,      // /api/options
   games: {},          // game name -> its options (presets, players, bots, card faces, labels, rules pages)
   levels: {},         // "game:preset" -> /api/levels answer
+  tableBots: {},      // [game, preset, players, rule changes] as JSON -> /api/bots answer
+  levelsAsked: 0,     // the level list's latest refresh (an older answer is not drawn)
+  bots: null,         // the /api/bots answer of the level list drawn
   game: null,         // the game of the form
   view: null,         // the last view from the server
   busy: false,        // a request or the bots' moves are being shown
@@ -166,9 +170,6 @@ function selectGame(force = false) {
     players.append(el("option", { value: n, text: n, selected: n === chosen }));
   }
   if (changed || force) {
-    const list = $("bot-list");
-    list.replaceChildren();
-    for (const b of g.bots) list.append(el("option", { value: b }));
     $("opt-opponents").value = g.bots.includes("heuristic") ? "heuristic" : g.bots[0] || "random";
     $("hint-bot").value = g.bots.includes("heuristic") ? "heuristic" : g.bots[0] || "random";
     if (!state.view) $("title").textContent = g.title;
@@ -178,12 +179,39 @@ function selectGame(force = false) {
   loadLevels(game, preset);
 }
 
+// The policies the server plays at the form's table (game, sheet, players, rule changes),
+// each with the table it was trained at and whether that is this one (GET /api/bots).
+async function tableBots() {
+  const [game, rules] = $("opt-game").value.split(":");
+  let overrides = {};
+  try { overrides = parseOverrides($("opt-overrides").value); } catch (e) { /* New game says what is wrong */ }
+  const players = $("opt-players").value;
+  const key = JSON.stringify([game, rules, players, overrides]);
+  if (!state.tableBots[key]) {
+    const query = new URLSearchParams({ game, rules, players, overrides: JSON.stringify(overrides) });
+    try { state.tableBots[key] = await api("GET", `/api/bots?${query}`); }
+    catch (e) { return { bots: [] }; }  // rule changes the server refuses: New game says why
+  }
+  return state.tableBots[key];
+}
+
+// "trained for classic, 4 players" for a policy the table's answer says was trained at another table.
+function trainedFor(spec, bots) {
+  const entry = (bots.bots || []).find((b) => b.bot === String(spec || "").trim());
+  return entry && !entry.fits ? `trained for ${entry.trained}` : "";
+}
+
+// The level list of the form's table: the levels (a policy trained for another table says so),
+// the --bots folders' policies trained for this table, and Custom.
 async function loadLevels(game, preset) {
   const key = `${game}:${preset}`;
+  const asked = ++state.levelsAsked;
   try {
     if (!state.levels[key]) state.levels[key] = await api("GET", `/api/levels?game=${game}&rules=${preset}`);
   } catch (e) { state.levels[key] = { levels: [] }; }
-  if ($("opt-game").value !== key) return;
+  const bots = await tableBots();
+  if ($("opt-game").value !== key || asked !== state.levelsAsked) return;
+  state.bots = bots;
   const select = $("opt-level");
   const keep = state.want.level || select.value;
   delete state.want.level;
@@ -191,14 +219,41 @@ async function loadLevels(game, preset) {
   const levels = state.levels[key].levels;
   levels.forEach((lv, i) => {
     const rating = `rating ${lv.rating.toFixed(1)}${lv.rated ? "" : " (on the rated sheet)"}`;
-    select.append(el("option", { value: lv.bot, text: `${lv.name} · ${rating}`,
-      title: `${lv.bot}: OpenSkill rating ${lv.rating} ± ${lv.sigma}`, "data-level": lv.name }));
+    const note = trainedFor(lv.bot, bots);
+    select.append(el("option", { value: lv.bot, text: `${lv.name} · ${rating}${note ? " · " + note : ""}`,
+      title: `${lv.bot}: OpenSkill rating ${lv.rating} ± ${lv.sigma}${note ? "; " + note : ""}`, "data-level": lv.name }));
   });
+  const trained = bots.bots.filter((b) => !b.shipped && b.fits);
+  if (trained.length) {
+    const group = el("optgroup", { label: "Trained for this table" });
+    for (const b of trained) {
+      group.append(el("option", { value: b.bot, text: b.bot.replace(/^ppo:/, ""), "data-level": b.bot,
+        title: `${b.bot}: trained for ${b.trained}` }));
+    }
+    select.append(group);
+  }
   select.append(el("option", { value: "custom", text: "Custom…", title: "the bot spec under ⚙" }));
+  const list = $("bot-list");
+  const g = state.games[game];
+  list.replaceChildren();
+  for (const spec of [...g.bots, ...trained.map((b) => b.bot)]) {
+    const note = trainedFor(spec, bots);
+    list.append(el("option", { value: spec, label: note || null }));
+  }
   const byName = levels.findIndex((lv) => lv.name === keep || lv.bot === keep);
-  if (keep === "custom" || !levels.length) select.value = "custom";
+  const options = [...select.options];
+  if (keep === "custom" || !levels.length && !trained.length) select.value = "custom";
   else if (byName >= 0) select.selectedIndex = byName;
-  else select.selectedIndex = Math.min(1, levels.length - 1);  // Club by default
+  else if (options.some((o) => o.value === keep)) select.value = keep;
+  else select.selectedIndex = Math.max(0, Math.min(1, levels.length - 1));  // Club by default
+  showBotNote();
+}
+
+// Beside Custom: what the custom spec's policy was trained for, when not for this table.
+function showBotNote() {
+  const note = trainedFor($("opt-opponents").value, state.bots || {});
+  $("bot-note").textContent = note;
+  $("bot-note").hidden = !note;
 }
 
 function fillSeats() {
@@ -543,8 +598,9 @@ function init() {
   sel.addEventListener("change", () => { state.delay = Number(sel.value); });
   for (const form of [$("new-game-form"), $("settings")]) form.addEventListener("change", () => saveSettings());
   $("opt-game").addEventListener("change", () => selectGame());
-  $("opt-players").addEventListener("change", fillSeats);
-  $("opt-opponents").addEventListener("input", () => { $("opt-level").value = "custom"; });
+  $("opt-players").addEventListener("change", () => { fillSeats(); loadLevels(...$("opt-game").value.split(":")); });
+  $("opt-overrides").addEventListener("change", () => loadLevels(...$("opt-game").value.split(":")));
+  $("opt-opponents").addEventListener("input", () => { $("opt-level").value = "custom"; showBotNote(); });
   $("opt-level").addEventListener("change", () => {
     if ($("opt-level").value === "custom") toggleSettings(true);
   });
