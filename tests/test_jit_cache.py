@@ -94,13 +94,18 @@ def test_every_kernel_module_stamps_its_cache_with_what_it_calls():
 
     from numba.core.registry import CPUDispatcher
 
+    from agents.family import heuristic_kernels as family_heuristic
     from agents.redbeard import heuristic_kernels, playout_kernels
     from redbeard_env import jit_cache
+    from redbeard_env.family import vector_kernels as family_kernels
+    from redbeard_env.family import vector_observe as family_observe
+    from redbeard_env.family import vector_rules as family_rules
     from redbeard_env.redbeard import vector_kernels
 
     if not jit_cache._DEPENDENCIES:
         pytest.skip("no cache hook in this numba (the kernels compile without a cache)")
-    modules = [*vector_kernels.KERNEL_MODULES, vector_kernels, heuristic_kernels, playout_kernels]
+    modules = [*vector_kernels.KERNEL_MODULES, vector_kernels, heuristic_kernels, playout_kernels,
+               family_rules, family_observe, family_kernels, family_heuristic]
 
     def real(path):
         return os.path.realpath(path)

@@ -2,7 +2,10 @@
 
 - outside the games' own folders (``redbeard_env/<game>/``, ``agents/<game>/``) and the
   registry, no module names a game: it imports no game's folder and holds no game's name
-  as a string (docstrings and comments may mention games);
+  as a string (docstrings and comments may mention games); so the family's home
+  (``redbeard_env/family/``, ``agents/family/``), which its games share, is not a game;
+- no game's folder imports another game's folder (what two games share has a home of its
+  own);
 - no module over 800 lines and no function over 100 lines outside the tests.
 
 Two modules are allowed to name the first game, because SPEC §3 and §3b put its API
@@ -42,26 +45,37 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return ids
 
 
-def game_names_in(path: Path) -> list[str]:
-    """What in ``path``'s code names a game: imports of a game's folder, a game's name as a
-    string constant."""
-    tree = ast.parse(path.read_text())
-    docs = _docstrings(tree)
+def games_imported_by(tree: ast.AST) -> list[tuple[int, str, str]]:
+    """The imports of a game's folder in a module: (line, the game, how it reads): absolute
+    (``redbeard_env.<game>``, ``agents.<game>``) or relative (``..<game>`` from a sibling
+    folder, or ``from .. import <game>``)."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             module = node.module or ""
             parts = module.split(".")
             if node.level == 0 and len(parts) > 1 and parts[0] in ("redbeard_env", "agents") and parts[1] in GAMES:
-                found.append(f"line {node.lineno}: from {module} import ...")
-            if node.level > 0 and (parts[0] in GAMES or any(a.name in GAMES for a in node.names)):
-                found.append(f"line {node.lineno}: relative import of a game's folder")
+                found.append((node.lineno, parts[1], f"from {module} import ..."))
+            if node.level > 0 and parts[0] in GAMES:
+                found.append((node.lineno, parts[0], "relative import of a game's folder"))
+            elif node.level > 0:
+                found += [(node.lineno, a.name, "relative import of a game's folder") for a in node.names if a.name in GAMES]
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
                 if len(parts) > 1 and parts[0] in ("redbeard_env", "agents") and parts[1] in GAMES:
-                    found.append(f"line {node.lineno}: import {alias.name}")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+                    found.append((node.lineno, parts[1], f"import {alias.name}"))
+    return found
+
+
+def game_names_in(path: Path) -> list[str]:
+    """What in ``path``'s code names a game: imports of a game's folder, a game's name as a
+    string constant."""
+    tree = ast.parse(path.read_text())
+    docs = _docstrings(tree)
+    found = [f"line {line}: {how}" for line, _, how in games_imported_by(tree)]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
             if node.value in GAMES or any(node.value.startswith(f"{g}_") for g in GAMES if g != "redbeard"):
                 found.append(f"line {node.lineno}: the string {node.value!r}")
     return found
@@ -83,6 +97,36 @@ def test_the_scanner_finds_a_game_name(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text('"""A docstring may say redbeard."""\nfrom redbeard_env.sortskaeg import env\nGAME = "redbeard"\n')
     assert [f.split(":")[0] for f in game_names_in(bad)] == ["line 2", "line 3"]
+
+
+def test_no_game_folder_imports_another_games_folder():
+    offenders = {}
+    for path in sources(include_games=True):
+        parts = path.relative_to(ROOT).parts
+        if len(parts) > 2 and parts[1] in GAMES:
+            found = [f"line {line}: {how}" for line, game, how in games_imported_by(ast.parse(path.read_text()))
+                     if game != parts[1]]
+            if found:
+                offenders["/".join(parts)] = found
+    assert not offenders, "game folders that import another game's folder:\n" + "\n".join(
+        f"{k}: {v}" for k, v in offenders.items())
+
+
+def test_the_scanner_finds_an_import_of_another_game():
+    code = ("from ..sortskaeg.game import legal_bids\nfrom .. import oh_hell\nfrom . import cards\n"
+            "from ..family import game\nimport agents.sortskaeg.pimc\n")
+    assert [(line, game) for line, game, _ in games_imported_by(ast.parse(code))] == [
+        (1, "sortskaeg"), (2, "oh_hell"), (5, "sortskaeg")]
+
+
+@pytest.mark.parametrize("home", ["redbeard_env/family", "agents/family"])
+def test_the_familys_home_is_no_game_and_names_none(home):
+    """What the games of the family share lives in a folder that is not a game's: it is
+    not registered, and like every shared module it names no game."""
+    files = sorted((ROOT / home).glob("*.py"))
+    assert files and home.split("/")[1] not in GAMES
+    named = {p.name: game_names_in(p) for p in files if game_names_in(p)}
+    assert not named, named
 
 
 @pytest.mark.parametrize("limit,kind", [(800, "module"), (100, "function")])

@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 import redbeard_env
+from redbeard_env.family import game as G
 from redbeard_env.oh_hell import VectorEnv, make_rules
 from redbeard_env.oh_hell.cards import NUM_CARDS
 from redbeard_env.oh_hell.observation import encode
-from redbeard_env.sortskaeg import game as G
-from redbeard_env.sortskaeg.vector import random_legal_actions
+from redbeard_env.oh_hell.vector import random_legal_actions
 
 GAMES = 40
 SLOW_GAMES = 600

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from redbeard_env import sortskaeg
-from redbeard_env.sortskaeg import game as G
+from redbeard_env.family import game as G
 from redbeard_env.sortskaeg.cards import NUM_CARDS
 from redbeard_env.sortskaeg.observation import encode
 from redbeard_env.sortskaeg.vector import VectorEnv, random_legal_actions

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from redbeard_env.sortskaeg import vector_kernels as K
+from redbeard_env.family import vector_kernels as K
 from redbeard_env.sortskaeg.vector import VectorEnv, random_legal_actions
 
 

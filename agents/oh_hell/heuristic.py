@@ -38,7 +38,7 @@ import numpy as np
 
 from ..base import Agent, check_batch
 from ..params import SEED, Float, set_numbers
-from ..sortskaeg.heuristic_kernels import family_values, others_hold
+from ..family.heuristic_kernels import family_values, others_hold
 from .decode import CARD_SUIT, PHASE, decode_batch
 
 FAMILY_PHASES = (PHASE["bid"], PHASE["play"], -1)  # no discards in Oh Hell
@@ -68,7 +68,7 @@ class OhHellHeuristic(Agent):
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """float [B, 70]: the bot's preference for every action (-inf where illegal); what a
         player may count is worked out here, the values in the family's compiled kernel
-        (:mod:`agents.sortskaeg.heuristic_kernels`)."""
+        (:mod:`agents.family.heuristic_kernels`)."""
         obs, legal = check_batch(obs, mask, self.game)
         v = decode_batch(obs)
         # unseen: the deck's cards not in the hand, played, on the table or turned

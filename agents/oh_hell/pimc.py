@@ -16,7 +16,7 @@ At each bid and card play with more than one legal action:
 
 Cost per decision: about ``samples x legal actions x`` (remaining decisions of the deal)
 rollout decisions, played in chunks of at most ``max_worlds`` worlds. The search itself is the
-family's (:class:`agents.sortskaeg.pimc.FamilyPIMC`); this module says how an Oh Hell world
+family's (:class:`agents.family.pimc.FamilyPIMC`); this module says how an Oh Hell world
 is rebuilt from an observation.
 """
 
@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.oh_hell.cards import MAX_BID, NUM_ACTIONS, NUM_CARDS
+from redbeard_env.family.vector import BID, PLAY
+from redbeard_env.oh_hell.cards import MAX_BID, NUM_CARDS
 from redbeard_env.oh_hell.rules import Rules, make_rules
 from redbeard_env.oh_hell.vector import VectorEnv
-from redbeard_env.sortskaeg.vector import BID, PLAY
 
-from ..sortskaeg.pimc import FamilyPIMC, deal_constrained, hold_counts
+from ..family.pimc import FamilyPIMC, deal_constrained, hold_counts
 from .decode import CARD_SUIT, PHASE, OObs, decode_batch
 
 
@@ -60,8 +60,6 @@ class OhHellPIMC(FamilyPIMC):
     """See the module docstring."""
 
     game = "oh_hell"
-    num_actions = NUM_ACTIONS
-    max_bid = MAX_BID
     COST = MAX_BID + 1.0  # cost units (agents.params) per sample and rollout decision (up to MAX_BID + 1 candidates)
     vector_env = VectorEnv
     decode = staticmethod(decode_batch)

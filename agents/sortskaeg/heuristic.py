@@ -45,7 +45,7 @@ from redbeard_env.sortskaeg.cards import CARD_COLOUR, YELLOW
 from ..base import Agent, check_batch
 from ..params import SEED, Float, set_numbers
 from .decode import PHASE, decode_batch
-from .heuristic_kernels import family_values, others_hold
+from ..family.heuristic_kernels import family_values, others_hold
 
 FAMILY_PHASES = (PHASE["bid"], PHASE["play"], PHASE["discard"])
 
@@ -75,7 +75,7 @@ class SortskaegHeuristic(Agent):
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """float [B, 50]: the bot's preference for every action (-inf where illegal); what a
         player may count is worked out here, the values in the family's compiled kernel
-        (:mod:`~agents.sortskaeg.heuristic_kernels`)."""
+        (:mod:`agents.family.heuristic_kernels`)."""
         obs, legal = check_batch(obs, mask, self.game)
         v = decode_batch(obs)
         # a discard looks ahead to the next round: the last round's cards are back in the hands

@@ -1,5 +1,6 @@
 """Oh Hell (SPEC §7): OpenSpiel's ``oh_hell``, parameter for parameter -- one deal, a turned
-card for trumps, exact bids with the dealer's hook -- played on the Sortskæg family's engines.
+card for trumps, exact bids with the dealer's hook -- played on the engines of the family
+(:mod:`redbeard_env.family`), as Sortskæg is.
 
 ```python
 import redbeard_env
@@ -12,8 +13,8 @@ venv = redbeard_env.oh_hell.VectorEnv(num_envs=1024, num_players=4, num_tricks=5
 Parts: :mod:`~.rules` (``Rules``: OpenSpiel's parameter names; the ``oh_hell`` preset),
 :mod:`~.cards` (names ``AS``, ``TD``, ``2C``; OpenSpiel's numbering), :mod:`~.observation`,
 the AEC env :mod:`~.env`, the batch engine :mod:`~.vector`, :mod:`~.records`, :mod:`~.metrics`
-and :mod:`~.views`. The rules engines are the family's: :mod:`redbeard_env.sortskaeg.game`
-(reference) and :mod:`redbeard_env.sortskaeg.vector_rules` (compiled), reading
+and :mod:`~.views`. The rules engines are the family's: :mod:`redbeard_env.family.game`
+(reference) and :mod:`redbeard_env.family.vector_rules` (compiled), reading
 :func:`~.rules.family_of`.
 """
 

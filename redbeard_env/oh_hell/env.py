@@ -1,5 +1,5 @@
 """Oh Hell as a PettingZoo AEC environment (SPEC §7): OpenSpiel's ``oh_hell``, parameter for
-parameter, played like the family's other envs (:mod:`redbeard_env.sortskaeg.env`)::
+parameter, on the family's AEC env (:class:`redbeard_env.family.env.FamilyEnv`)::
 
     import redbeard_env
     env = redbeard_env.make("oh_hell", num_players=4, num_tricks=5, num_suits=4, num_cards_per_suit=13,
@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..sortskaeg.env import FamilyEnv
+from ..family.env import FamilyEnv
 from .parts import OH_HELL
 from .rules import Rules
 

@@ -1,5 +1,5 @@
 """What an Oh Hell tournament measures, for :mod:`redbeard_eval` (the protocol is in
-:mod:`redbeard_eval.metrics`): the Sortskæg family's metrics (:mod:`redbeard_env.sortskaeg.metrics`:
+:mod:`redbeard_eval.metrics`): the family's metrics (:mod:`redbeard_env.family.metrics`:
 exact-bid rate by hand size, the bid x tricks calibration, bid error and bias) for hands up to
 17, and the points -- OpenSpiel's return -- with a 95 % confidence interval.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sortskaeg.metrics import Records as _FamilyRecords
+from ..family.metrics import Records as _FamilyRecords
 from .cards import MAX_BID
 
 __all__ = ["Records"]

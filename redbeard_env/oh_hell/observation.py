@@ -1,4 +1,4 @@
-"""Oh Hell's observation vector: the Sortskæg family's encoder (:mod:`redbeard_env.sortskaeg.layout`,
+"""Oh Hell's observation vector: the family's encoder (:mod:`redbeard_env.family.layout`,
 shared by the AEC env and the batch engine) over Oh Hell's blocks.
 
 Everything is from the observer's point of view: position 0 is the observer, 1 the player on
@@ -51,8 +51,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sortskaeg.game import PHASE_NAMES
-from ..sortskaeg.layout import Layout
+from ..family.game import PHASE_NAMES
+from ..family.layout import Layout
 from .cards import MAX_BID, NUM_CARDS, NUM_RANKS, NUM_SUITS
 from .rules import MAX_HAND, MAX_PLAYERS, MIN_PLAYERS, Rules
 

@@ -1,8 +1,8 @@
 """Oh Hell's modules as one :class:`~redbeard_env.parts.GameParts` (its reference engine is
-the Sortskæg family's, :mod:`redbeard_env.sortskaeg.game`)."""
+the family's, :mod:`redbeard_env.family.game`)."""
 
+from ..family import game
 from ..parts import GameParts
-from ..sortskaeg import game
 from . import cards, observation, rules
 from .render import render_text
 

@@ -1,5 +1,5 @@
-"""Oh Hell's game records: the Sortskæg family's (:mod:`redbeard_env.sortskaeg.records`), with
-the turned card in each deal::
+"""Oh Hell's game records: the family's (:mod:`redbeard_env.family.records`, which documents a
+record's fields), with the turned card in each deal::
 
     {"format": "redbeard-record", "version": 1, "game": "oh_hell",
      "rules": {"num_tricks": -1, "num_suits": 4, ...}, "players": 4, "agents": [...], "seed": 7,
@@ -13,8 +13,8 @@ the turned card in each deal::
 
 from __future__ import annotations
 
-from ..sortskaeg.records import FamilyRecords
-from ..sortskaeg.records import Recorder as _FamilyRecorder
+from ..family.records import FamilyRecords
+from ..family.records import Recorder as _FamilyRecorder
 
 __all__ = ["Recorder", "check_structure", "replay", "start_replay", "apply_recorded", "validate"]
 
@@ -25,9 +25,4 @@ class Recorder(_FamilyRecorder):
     game_name = "oh_hell"
 
 
-_RECORDS = FamilyRecords("oh_hell", Recorder)
-check_structure = _RECORDS.check_structure
-start_replay = _RECORDS.start_replay
-apply_recorded = _RECORDS.apply_recorded
-replay = _RECORDS.replay
-validate = _RECORDS.validate
+check_structure, start_replay, apply_recorded, replay, validate = FamilyRecords(Recorder).functions()

@@ -19,7 +19,7 @@ The game is one deal: a card is turned up after the hands (its suit is trumps; t
 out of play), everyone bids once from the dealer's left, the dealer last and not so that the
 bids add up to ``num_tricks``, the dealer's left leads, follow suit if you can, the highest
 trump wins, else the highest card of the led suit, the winner leads. The engines are the
-Sortskæg family's (:mod:`redbeard_env.sortskaeg.family`): :func:`family_of` says how.
+family's (:mod:`redbeard_env.family.family`): :func:`family_of` says how.
 
 Players: 3..7, and the deck must deal every hand plus the turned card
 (``check_num_players``, a ``ValueError`` naming the fields otherwise).
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..common import check_int, is_int, replace_fields
-from ..sortskaeg.family import Family
+from ..family.family import Family
 from . import cards as _cards
 from .cards import MAX_BID, NUM_RANKS, NUM_SUITS, SUITS
 

@@ -6,8 +6,8 @@ why a move is not allowed. Only what the seat may know goes in. Part of
 
 from __future__ import annotations
 
-from ..sortskaeg.game import legal_bids
-from ..sortskaeg.stakes import why_not_bid
+from ..family.game import legal_bids
+from ..family.stakes import why_not_bid
 from .cards import BID0, RANKS, SUIT_NAMES, SUITS, action_id, card_name, suit_of
 from .rules import RANDOM_TRICKS, Rules, points
 

@@ -1,5 +1,5 @@
 """Oh Hell's table views: what the web table and the terminal game (:mod:`redbeard_web`) show of
-a reference-engine game (:mod:`redbeard_env.sortskaeg.game` with Oh Hell's rules), for one seat.
+a reference-engine game (:mod:`redbeard_env.family.game` with Oh Hell's rules), for one seat.
 The functions have the signatures of every game's views module (Sortskæg's:
 :mod:`redbeard_env.sortskaeg.views`); the apps find this module through the registry.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..sortskaeg.views import round_end
+from ..family.views import round_end
 from ..viewparts import frame_base, name_column, score_series, seat_label
 from .cards import RANKS, SUIT_NAMES, SUITS, action_name as _action_name, card_name, rank_of, suit_of
 from .rules import PRESETS

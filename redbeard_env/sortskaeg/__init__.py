@@ -1,9 +1,10 @@
 """Sortskæg (seed 003, SPEC §6): the Danish cousin of Rödskägg — exact bids over 13 rounds
 of 7, 6 … 1 … 6, 7 cards, yellow trumps, a led joker wins.
 
-Same parts as Rödskägg: :mod:`~.rules` (``Rules``, the ``sortskaeg`` preset), the
-reference engine :mod:`~.game`, the observation :mod:`~.observation`, the AEC env
-:mod:`~.env` (``env``/``raw_env``) and the batch engine :mod:`~.vector` (``VectorEnv``).
+Parts: :mod:`~.rules` (``Rules``, the ``sortskaeg`` preset; ``Rules.family``), :mod:`~.cards`,
+the observation :mod:`~.observation`, the AEC env :mod:`~.env` (``env``/``raw_env``), the batch
+engine :mod:`~.vector` (``VectorEnv``), :mod:`~.records`, :mod:`~.metrics` and :mod:`~.views`.
+The rules engines are the family's (:mod:`redbeard_env.family`), which Oh Hell plays on too.
 """
 
 from .cards import NUM_ACTIONS, NUM_CARDS, action_id, action_name, card_name, parse_card

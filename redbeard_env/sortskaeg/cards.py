@@ -24,6 +24,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..common import parse_card_list
+from ..family.family import trick_winner as family_trick_winner
 
 NUM_COLOURS = 4
 NUM_VALUES = 10
@@ -92,10 +93,8 @@ def trick_winner(cards: Sequence[int]) -> int:
     """Index (in play order) of the card that wins a complete trick, in the sheet's order:
     (1) a led joker wins at once; (2) else the highest yellow card if any yellow was
     played; (3) else the highest card of the led colour. A joker not led never wins.
-    (The family's rule, :meth:`~.family.Family.trick_winner`, with yellow trumps.)"""
-    from .rules import PRESETS
-
-    return PRESETS["sortskaeg"].family.trick_winner(cards, YELLOW)
+    (The family's rule, :func:`redbeard_env.family.family.trick_winner`, with yellow trumps.)"""
+    return family_trick_winner(cards, YELLOW, NUM_VALUES, JOKERS[0])
 
 
 _ACTION_IDS = {f"bid:{k}": BID0 + k for k in range(MAX_BID + 1)}

@@ -40,16 +40,16 @@ voids          24    per position x colour (R G B Y): shown void by not followin
 =============  ====  =================================================================
 
 Per-position blocks are laid out position-major (``block[pos * k + j]``). The encoder is the
-family's (:class:`~.layout.Layout`, shared with Oh Hell); this module is Sortskæg's layout.
+family's (:class:`redbeard_env.family.layout.Layout`, shared with Oh Hell); this module is Sortskæg's layout.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..family.game import PHASE_NAMES
+from ..family.layout import Layout
 from .cards import JOKERS, MAX_BID, NUM_CARDS, NUM_COLOURS
-from .game import PHASE_NAMES
-from .layout import Layout
 from .rules import MAX_HAND, MAX_PLAYERS, MIN_PLAYERS, Rules
 
 POSITIONS = MAX_PLAYERS  # relative positions in the per-position blocks (padded to 6)

@@ -1,7 +1,9 @@
-"""Sortskæg's modules as one :class:`~redbeard_env.parts.GameParts`."""
+"""Sortskæg's modules as one :class:`~redbeard_env.parts.GameParts` (its reference engine is
+the family's, :mod:`redbeard_env.family.game`)."""
 
+from ..family import game
 from ..parts import GameParts
-from . import cards, game, observation, rules
+from . import cards, observation, rules
 from .render import render_text
 
 SORTSKAEG = GameParts(game, rules, cards, observation, render_text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import game as G
+from ..family import game as G
 from .cards import card_name, format_cards
 
 

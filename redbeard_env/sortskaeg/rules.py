@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..common import check_int, replace_fields, shown
+from ..family.family import Family
 from . import cards as _cards
 from .cards import COLOURS, MAX_BID, NUM_CARDS, NUM_JOKERS, NUM_VALUES, YELLOW
-from .family import Family
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 MAX_HAND = MAX_BID  # 7
@@ -77,7 +77,7 @@ class Rules:
 
     @property
     def family(self) -> Family:
-        """These rules as the family engine reads them (:mod:`~.family`)."""
+        """These rules as the family engine reads them (:mod:`redbeard_env.family.family`)."""
         return family_of(self)
 
     def replace(self, **overrides: Any) -> "Rules":
@@ -138,7 +138,7 @@ def check_num_players(num_players: Any, rules: Rules) -> int:
 
 @functools.lru_cache(maxsize=256)
 def family_of(rules: Rules) -> Family:
-    """Sortskæg in the family (:class:`~.family.Family`): 42 cards (four colours of values
+    """Sortskæg in the family (:class:`~redbeard_env.family.family.Family`): 42 cards (four colours of values
     1..10 and two jokers), yellow trumps, hands dealt in blocks from the dealer's left."""
     return Family(colours=COLOURS, colour_size=NUM_VALUES, jokers=NUM_JOKERS, hand_sizes=rules.hand_sizes,
                   colours_in_play=len(COLOURS), values_in_play=NUM_VALUES, deal=rules.deal, deal_order="blocks",
@@ -150,7 +150,7 @@ def family_of(rules: Rules) -> Family:
 def round_score(bid: int, tricks: int, rules: Rules) -> int:
     """Points of one player for one round: exact bid k >= 1 -> exact_first + exact_each *
     (k - 1); bid 0 and no trick -> zero_bid; otherwise -miss_each per trick off
-    (:meth:`Family.round_score <redbeard_env.sortskaeg.family.Family.round_score>`)."""
+    (:meth:`Family.round_score <redbeard_env.family.family.Family.round_score>`)."""
     return rules.family.round_score(bid, tricks)
 
 

@@ -7,7 +7,8 @@ page of the game. Only what the seat may know goes in. Part of
 from __future__ import annotations
 
 from .cards import NO_COLOUR
-from .game import legal_bids
+from ..family.game import legal_bids
+from ..family.stakes import why_not_bid
 from .rules import Rules, round_score
 
 
@@ -89,17 +90,6 @@ def rules_page(r: Rules) -> list[dict]:
         {"title": "Scoring", "text": f"Exact bid k ≥ 1: {r.exact_first} + {r.exact_each} × (k − 1) points; bid 0 and "
                                      f"no trick: {r.zero_bid}; otherwise −{r.miss_each} per trick off."},
     ]
-
-
-def why_not_bid(g, k: int) -> str:
-    """Why bidding ``k`` is not allowed now ("" if it is), for any game of the family."""
-    if g.phase != "bid":
-        return f"this is not the time to bid (now: {g.phase})"
-    if k > g.hand_size:
-        return f"you can bid 0..{g.hand_size} with {g.hand_size} cards"
-    if k not in legal_bids(g):
-        return f"as the dealer you may not bid {k}: the bids would add up to {g.hand_size}, the number of tricks"
-    return ""
 
 
 def why_illegal(g, seat: int, name: str) -> str:

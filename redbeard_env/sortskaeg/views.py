@@ -1,5 +1,5 @@
 """Sortskæg's table views: what the web table and the terminal game (:mod:`redbeard_web`)
-show of a reference-engine game (:mod:`redbeard_env.sortskaeg.game`), for one seat. The
+show of a reference-engine game (:mod:`redbeard_env.family.game`), for one seat. The
 functions have the signatures of every game's views module (Rödskägg's:
 :mod:`redbeard_env.redbeard.views`); the apps find this module through the registry.
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..family.views import round_end
 from ..viewparts import frame_base, name_column, score_series, seat_label
 from .cards import COLOUR_NAMES, COLOURS, NO_COLOUR, action_name as _action_name, card_name, colour_of
 from .rules import PRESETS
@@ -265,30 +266,6 @@ def effects(g, seat: int, action: int, events: Sequence[tuple], trick_before: Se
                             + (" (the hands kept after the discards)" if kind == "kept" else "")
                             + f", dealer {seat_label(g.dealer, you)}"})
     return out
-
-
-def round_end(e: tuple, you: int | None, scores: Sequence[int], headline: str | None = None,
-              text: str | None = None) -> list[dict]:
-    """A ``round_end`` event of any game of the family as effects: each seat's score, then
-    the round's end with every change and its reason (``headline`` and ``text``: how the
-    game names a round; Sortskæg's "Round k (n cards):" by default)."""
-    _, index, size, bids, tricks, deltas = e
-    out = []
-    changes = []
-    for s, (b, t, d) in enumerate(zip(bids, tricks, deltas)):
-        reason = "exact" if b == t else "missed"
-        out.append({"type": "score", "seat": s, "delta": d, "reason": reason,
-                    "text": f"{seat_label(s, you)} {d:+d} ({'bid ' + str(b) + ', took ' + str(t)})"})
-        why = f"bid {b}, took {t}: " + ("exact" if b == t else f"{abs(t - b)} off")
-        after = int(scores[s])
-        changes.append({"seat": s, "before": after - d, "after": after,
-                        "items": [{"reason": reason, "delta": d, "count": 1, "text": f"{d:+d} {why}"}],
-                        "text": f"{seat_label(s, you)}: {after - d} → {after} ({d:+d}, {why})"})
-    headline = headline or f"Round {index + 1} ({size} card{'s' if size != 1 else ''}):"
-    end = {"type": "round_end", "round": index + 1, "hand_size": size, "bids": list(bids), "tricks": list(tricks),
-           "points": list(deltas), "text": text or f"round {index + 1} over", "changes": changes, "headline": headline,
-           "notes": [], "summary": f"{headline} " + "; ".join(c["text"] for c in changes) + "."}
-    return out + [end]
 
 
 # ---------------------------------------------------------------- the score sheet

@@ -150,17 +150,26 @@ class Family:
 
     # ------------------------------------------------------------ the trick
     def trick_winner(self, cards: Sequence[int], trumps: int) -> int:
-        """Index (in play order) of the card that wins a trick (complete or not): a led joker;
-        else the highest trump (colour ``trumps``, -1: none) if any was played; else the
-        highest card of the led colour. A joker not led never wins."""
-        if cards[0] >= self.first_joker:
-            return 0
-        if trumps != NO_COLOUR:
-            trump = [i for i, c in enumerate(cards) if self.colour_of(c) == trumps]
-            if trump:
-                return max(trump, key=lambda i: cards[i])
-        led = self.colour_of(cards[0])
-        return max((i for i, c in enumerate(cards) if self.colour_of(c) == led), key=lambda i: cards[i])
+        """Index (in play order) of the card that wins a trick (:func:`trick_winner`)."""
+        return trick_winner(cards, trumps, self.colour_size, self.first_joker)
+
+
+def trick_winner(cards: Sequence[int], trumps: int, colour_size: int, first_joker: int) -> int:
+    """Index (in play order) of the card that wins a trick (complete or not) of a deck with
+    ``colour_size`` ids per colour and the jokers from ``first_joker``: a led joker; else the
+    highest trump (colour ``trumps``, -1: none) if any was played; else the highest card of
+    the led colour. A joker not led never wins."""
+    def colour_of(card: int) -> int:
+        return NO_COLOUR if card >= first_joker else card // colour_size
+
+    if cards[0] >= first_joker:
+        return 0
+    if trumps != NO_COLOUR:
+        trump = [i for i, c in enumerate(cards) if colour_of(c) == trumps]
+        if trump:
+            return max(trump, key=lambda i: cards[i])
+    led = colour_of(cards[0])
+    return max((i for i, c in enumerate(cards) if colour_of(c) == led), key=lambda i: cards[i])
 
 
 # ---------------------------------------------------------------- deals

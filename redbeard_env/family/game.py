@@ -1,10 +1,10 @@
-"""The reference rules engine of the Sortskæg family (Sortskæg, Oh Hell): one game in plain Python.
+"""The reference rules engine of the family (Sortskæg, Oh Hell): one game in plain Python.
 
 A :class:`Game` is a small mutable state; :func:`new_game` creates one,
 :func:`legal_actions` lists what the acting seat may do and :func:`apply_action` applies
 one action (after checking it is legal, so an illegal action leaves the state
 untouched). Every rule that varies is read from the game's family
-(:class:`~redbeard_env.sortskaeg.family.Family`, ``rules.family``): the same code plays
+(:class:`~.family.Family`, ``rules.family``): the same code plays
 Sortskæg and Oh Hell.
 
 Flow (one function per phase)::

@@ -1,7 +1,7 @@
 """The batch engine's drivers: compiled loops over the games (numba, ``nogil``), for every
-game of the Sortskæg family.
+game of the family.
 
-:class:`redbeard_env.sortskaeg.vector.FamilyVectorEnv` keeps the state of B games in one record
+:class:`~.vector.FamilyVectorEnv` keeps the state of B games in one record
 each (:func:`~.vector_rules.game_dtype`) and calls these: :func:`step_games` applies one checked
 action per game through :func:`~.vector_rules.apply_action` (which resolves everything
 automatic after it: the trick's end, the round's scoring, the discard phase, the next

@@ -1,7 +1,7 @@
-"""The rules of the Sortskæg family (Sortskæg, Oh Hell) for the batch engine, compiled with
+"""The rules of the family (Sortskæg, Oh Hell) for the batch engine, compiled with
 numba: one function per phase.
 
-These are the transitions of :mod:`redbeard_env.sortskaeg.game` (the reference engine)
+These are the transitions of :mod:`~.game` (the reference engine)
 written for one game of a batch held in integer arrays -- the only implementation of the
 rules in the batch path. :mod:`~.vector_kernels` runs them over the games (its drivers
 loop over the games) and :mod:`~.vector_observe` encodes what they leave. Like the

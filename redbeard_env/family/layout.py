@@ -1,4 +1,4 @@
-"""The observation of a game of the Sortskæg family: one encoder for every game of it, over a
+"""The observation of a game of the family: one encoder for every game of it, over a
 :class:`Layout` (each game's ``observation`` module has one: its blocks and sizes).
 
 Everything is from the observer's point of view. Seats are *relative*: position 0 is the

@@ -1,12 +1,12 @@
 """The batch engine's observation encoder and legal-action mask, compiled with numba, for
-every game of the Sortskæg family.
+every game of the family.
 
 :func:`encode` writes seat ``observer``'s view of a game (its record ``g``,
 :func:`~.vector_rules.game_dtype`) bit for bit as the game's layout
-(:meth:`redbeard_env.sortskaeg.layout.Layout.encode`) gives it for the same game (the same
+(:meth:`~.layout.Layout.encode`) gives it for the same game (the same
 blocks, offsets and scales; floats computed in float64 and rounded once to float32, as
 there); :func:`legal_mask` writes the acting seat's legal actions as
-:func:`redbeard_env.sortskaeg.game.legal_actions` lists them. The parity tests
+:func:`~.game.legal_actions` lists them. The parity tests
 (``tests/test_sortskaeg_vector.py``, ``tests/test_oh_hell_vector.py``) compare both with
 the reference at every step.
 
