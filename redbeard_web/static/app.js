@@ -249,10 +249,11 @@ async function loadLevels(game, preset) {
   showBotNote();
 }
 
-// Beside Custom: what the custom spec's policy was trained for, when not for this table.
+// Beside New game: what the chosen bots' policy was trained for, when not for this table.
 function showBotNote() {
-  const note = trainedFor($("opt-opponents").value, state.bots || {});
-  $("bot-note").textContent = note;
+  const spec = opponentsOfForm();
+  const note = trainedFor(spec, state.bots || {});
+  $("bot-note").textContent = note ? `${spec} is ${note}` : "";
   $("bot-note").hidden = !note;
 }
 
@@ -603,6 +604,7 @@ function init() {
   $("opt-opponents").addEventListener("input", () => { $("opt-level").value = "custom"; showBotNote(); });
   $("opt-level").addEventListener("change", () => {
     if ($("opt-level").value === "custom") toggleSettings(true);
+    showBotNote();
   });
   $("settings-toggle").addEventListener("click", () => toggleSettings());
   $("new-game-form").addEventListener("submit", newGame);
