@@ -125,13 +125,6 @@ def check_num_players(num_players: Any, rules: Rules) -> int:
     return n
 
 
-def points(rules: Rules, bid: int, tricks: int) -> int:
-    """One player's points for the deal (OpenSpiel's return): points_per_trick per trick
-    taken + 10 for an exact bid; with off_bid_penalty a missed bid scores
-    -points_per_trick * |tricks - bid| instead."""
-    return rules.family.round_score(bid, tricks)
-
-
 @functools.lru_cache(maxsize=256)
 def family_of(rules: Rules) -> Family:
     """Oh Hell in the family: 52 card ids (the deck's suits and ranks in play), one deal of

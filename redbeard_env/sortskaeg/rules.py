@@ -152,15 +152,3 @@ def round_score(bid: int, tricks: int, rules: Rules) -> int:
     (k - 1); bid 0 and no trick -> zero_bid; otherwise -miss_each per trick off
     (:meth:`Family.round_score <redbeard_env.family.family.Family.round_score>`)."""
     return rules.family.round_score(bid, tricks)
-
-
-def discard_follows(rules: Rules, round_index: int) -> bool:
-    """Whether a discard phase follows round ``round_index`` (under ``carry``, when the next
-    round is exactly one card smaller)."""
-    return rules.family.discard_follows(round_index)
-
-
-def deals_fresh(rules: Rules, round_index: int) -> bool:
-    """Whether round ``round_index`` starts with a deal (from the deck under ``fresh``, from
-    the game's cards under ``carry``); otherwise the hands are what the discards left."""
-    return rules.family.deals_fresh(round_index)
