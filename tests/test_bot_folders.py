@@ -165,6 +165,21 @@ def test_evaluate_plays_a_folder_bot_by_name_with_a_note(folders, capsys):
     assert not any(line.startswith("note:") for line in out) and any("fem5.pt " in line for line in out)
 
 
+@pytest.mark.slow  # two processes start (about 20 s on two cores)
+def test_worker_processes_search_the_programs_folders(folders, capsys):
+    """--workers: each process builds its own bots, from the folders the program was given."""
+    from redbeard_eval import cli
+
+    first, _ = folders
+    set_bot_folders([])
+    cli.main(["--agents", "ppo:fem5", "heuristic", "--players", "5", "--rules", "fem_opp", "--games", "10", "--seed", "1",
+              "--quiet", "--workers", "2", "--batch-size", "5", "--bots", str(first)])
+    out = capsys.readouterr().out.splitlines()
+    row = next(line for line in out if line.startswith("ppo:fem5 "))
+    assert row.split()[1] == "10" and not any(line.startswith("note:") for line in out)
+    set_bot_folders([])
+
+
 @pytest.mark.parametrize("argv,words", [
     (["--agents", "ppo:fem5", "heuristic", "--players", "4"], "no PPO checkpoint named 'fem5'"),
     (["--agents", "heuristic", "--bots", "/no/such/folder"], "--bots: bot folder '/no/such/folder' is not a folder"),
