@@ -69,6 +69,21 @@ BLOCK_KEYS = ("phase", "num_players", "rules", "progress", "hand_size", "hand", 
               "played_by", "trick_of")
 
 
+
+def table_blocks(rules: int, players: tuple[int, int], max_hand: int, cards: int, colours: int) -> dict[str, int]:
+    """The blocks every layout of the family opens with, ``phase`` .. ``led`` (name -> size):
+    ``rules`` the game's rules block's size, ``players`` the fewest and most players."""
+    return {"phase": len(PHASE_NAMES), "num_players": players[1] - players[0] + 1, "rules": rules, "progress": 3,
+            "hand_size": max_hand, "hand": cards, "played": cards, "trick": cards, "led": colours + 1}
+
+
+def seat_blocks(positions: int, max_bid: int, max_hand: int, colours: int) -> dict[str, int]:
+    """The per-position blocks every layout of the family has, ``score`` .. ``voids``."""
+    return {"score": positions, "score_gap": positions, "bid": positions * (max_bid + 2),
+            "tricks": positions * (max_hand + 1), "need": positions, "dealer": positions, "acting": positions,
+            "leader": positions, "trick_played": positions, "trick_winning": positions, "voids": positions * colours}
+
+
 @dataclass(frozen=True, eq=False)
 class Layout:
     """A game's observation: its blocks (name -> size, in order; names from

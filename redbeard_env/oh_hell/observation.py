@@ -24,20 +24,14 @@ trick          52    cards of the current trick
 led            5     one-hot: no led suit (no card yet), C, D, S, H
 trump_card     52    the turned card
 trumps         5     one-hot: no trumps, C, D, S, H
-score          7     per position: score / 50, clipped to [-10, 10]
-score_gap      7     per position: (score - the best score) / 20, clipped to [-10, 0]
-bid            133   per position one-hot: no bid yet, 0..17
-tricks         126   per position one-hot 0..17: tricks taken
-need           7     per position: (bid - tricks) / 17 once bid, else 0
-dealer         7     per position
-acting         7     per position: whose decision it is
-leader         7     per position: who leads / led the current trick
-trick_played   7     per position: has played to the current trick
-trick_winning  7     per position: holds the winning card of the current trick
-voids          28    per position x suit (C D S H): shown void by not following
-played_by      364   per position: the cards it played (finished tricks and the current one)
-trick_of       52    per card played: (its trick's index + 1) / 17, else 0
 =============  ====  =================================================================
+
+Then the family's per-position blocks (:func:`~redbeard_env.family.layout.seat_blocks`, whose
+module says what each holds) for 7 positions: ``score`` 7 (/ 50), ``score_gap`` 7 (/ 20),
+``bid`` 133 (no bid, 0..17), ``tricks`` 126 (0..17), ``need`` 7 (/ 17), ``dealer``,
+``acting``, ``leader``, ``trick_played``, ``trick_winning`` 7 each, ``voids`` 28 (suits C D S
+H); and last ``played_by`` 364 (per position: the cards it played, finished tricks and the
+current one) and ``trick_of`` 52 (per card played: (its trick's index + 1) / 17, else 0).
 
 With ``played_by`` and ``trick_of`` the observation holds the whole play of the deal in order
 (the first trick is led from the dealer's left, each next one by the last one's winner), as
@@ -51,8 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..family.game import PHASE_NAMES
-from ..family.layout import Layout
+from ..family.layout import Layout, seat_blocks, table_blocks
 from .cards import MAX_BID, NUM_CARDS, NUM_RANKS, NUM_SUITS
 from .rules import MAX_HAND, MAX_PLAYERS, MIN_PLAYERS, Rules
 
@@ -63,28 +56,10 @@ RULE_SCALE = 10.0
 OBS_LOW, OBS_HIGH = -10.0, 10.0
 
 OBS_BLOCKS: dict[str, int] = {
-    "phase": len(PHASE_NAMES),
-    "num_players": MAX_PLAYERS - MIN_PLAYERS + 1,
-    "rules": 6,
-    "progress": 3,
-    "hand_size": MAX_HAND,
-    "hand": NUM_CARDS,
-    "played": NUM_CARDS,
-    "trick": NUM_CARDS,
-    "led": NUM_SUITS + 1,
+    **table_blocks(6, (MIN_PLAYERS, MAX_PLAYERS), MAX_HAND, NUM_CARDS, NUM_SUITS),
     "trump_card": NUM_CARDS,
     "trumps": NUM_SUITS + 1,
-    "score": POSITIONS,
-    "score_gap": POSITIONS,
-    "bid": POSITIONS * (MAX_BID + 2),
-    "tricks": POSITIONS * (MAX_HAND + 1),
-    "need": POSITIONS,
-    "dealer": POSITIONS,
-    "acting": POSITIONS,
-    "leader": POSITIONS,
-    "trick_played": POSITIONS,
-    "trick_winning": POSITIONS,
-    "voids": POSITIONS * NUM_SUITS,
+    **seat_blocks(POSITIONS, MAX_BID, MAX_HAND, NUM_SUITS),
     "played_by": POSITIONS * NUM_CARDS,
     "trick_of": NUM_CARDS,
 }
@@ -105,12 +80,4 @@ LAYOUT = Layout(tuple(OBS_BLOCKS.items()), cards=NUM_CARDS, colours=NUM_SUITS, j
 OBS_SLICES, OFF, OBS_SIZE = LAYOUT.slices, LAYOUT.off, LAYOUT.size
 assert OBS_SIZE == 1012, OBS_SIZE  # the documented layout; change both together
 
-
-def static_prefix(rules: Rules, num_players: int) -> np.ndarray:
-    """The part of the vector that never changes in a game (num_players and rules)."""
-    return LAYOUT.static_prefix(rules, num_players)
-
-
-def encode(game, observer: int, prefix: np.ndarray | None = None) -> np.ndarray:
-    """The observation of seat ``observer`` in a reference-engine game."""
-    return LAYOUT.encode(game, observer, prefix)
+static_prefix, encode = LAYOUT.static_prefix, LAYOUT.encode  # the encoder is the family's

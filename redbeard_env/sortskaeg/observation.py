@@ -26,18 +26,12 @@ jokers_seen    3     one-hot 0..2: jokers in the observer's hand, played or in t
 seen_game      42    carry: cards played in earlier rounds of the game
 discarded      42    carry: the observer's own discards
 took_back      252   carry, per position: the cards it took back after the last round
-score          6     per position: score / 50, clipped to [-10, 10]
-score_gap      6     per position: (score - the best score) / 20, clipped to [-10, 0]
-bid            54    per position one-hot: no bid yet, 0..7
-tricks         48    per position one-hot 0..7: tricks this round
-need           6     per position: (bid - tricks) / 7 once bid, else 0
-dealer         6     per position
-acting         6     per position: whose decision it is
-leader         6     per position: who leads / led the current trick
-trick_played   6     per position: has played to the current trick
-trick_winning  6     per position: holds the winning card of the current trick
-voids          24    per position x colour (R G B Y): shown void by not following
 =============  ====  =================================================================
+
+Then the family's per-position blocks (:func:`~redbeard_env.family.layout.seat_blocks`, whose
+module says what each holds) for 6 positions: ``score`` 6 (/ 50), ``score_gap`` 6 (/ 20),
+``bid`` 54 (no bid, 0..7), ``tricks`` 48 (0..7), ``need`` 6 (/ 7), ``dealer``, ``acting``,
+``leader``, ``trick_played``, ``trick_winning`` 6 each, ``voids`` 24 (colours R G B Y).
 
 Per-position blocks are laid out position-major (``block[pos * k + j]``). The encoder is the
 family's (:class:`redbeard_env.family.layout.Layout`, shared with Oh Hell); this module is Sortskæg's layout.
@@ -47,8 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..family.game import PHASE_NAMES
-from ..family.layout import Layout
+from ..family.layout import Layout, seat_blocks, table_blocks
 from .cards import JOKERS, MAX_BID, NUM_CARDS, NUM_COLOURS
 from .rules import MAX_HAND, MAX_PLAYERS, MIN_PLAYERS, Rules
 
@@ -60,30 +53,12 @@ RULE_SCALE = 10.0
 OBS_LOW, OBS_HIGH = -10.0, 10.0
 
 OBS_BLOCKS: dict[str, int] = {
-    "phase": len(PHASE_NAMES),
-    "num_players": MAX_PLAYERS - MIN_PLAYERS + 1,
-    "rules": 8,
-    "progress": 3,
-    "hand_size": MAX_HAND,
-    "hand": NUM_CARDS,
-    "played": NUM_CARDS,
-    "trick": NUM_CARDS,
-    "led": NUM_COLOURS + 1,
+    **table_blocks(8, (MIN_PLAYERS, MAX_PLAYERS), MAX_HAND, NUM_CARDS, NUM_COLOURS),
     "jokers_seen": len(JOKERS) + 1,
     "seen_game": NUM_CARDS,
     "discarded": NUM_CARDS,
     "took_back": POSITIONS * NUM_CARDS,
-    "score": POSITIONS,
-    "score_gap": POSITIONS,
-    "bid": POSITIONS * (MAX_BID + 2),
-    "tricks": POSITIONS * (MAX_HAND + 1),
-    "need": POSITIONS,
-    "dealer": POSITIONS,
-    "acting": POSITIONS,
-    "leader": POSITIONS,
-    "trick_played": POSITIONS,
-    "trick_winning": POSITIONS,
-    "voids": POSITIONS * NUM_COLOURS,
+    **seat_blocks(POSITIONS, MAX_BID, MAX_HAND, NUM_COLOURS),
 }
 
 
@@ -104,12 +79,4 @@ LAYOUT = Layout(tuple(OBS_BLOCKS.items()), cards=NUM_CARDS, colours=NUM_COLOURS,
 OBS_SLICES, OFF, OBS_SIZE = LAYOUT.slices, LAYOUT.off, LAYOUT.size
 assert OBS_SIZE == 671, OBS_SIZE  # the documented layout; change both together
 
-
-def static_prefix(rules: Rules, num_players: int) -> np.ndarray:
-    """The part of the vector that never changes in a game (num_players and rules)."""
-    return LAYOUT.static_prefix(rules, num_players)
-
-
-def encode(game, observer: int, prefix: np.ndarray | None = None) -> np.ndarray:
-    """The observation of seat ``observer`` in a reference-engine game."""
-    return LAYOUT.encode(game, observer, prefix)
+static_prefix, encode = LAYOUT.static_prefix, LAYOUT.encode  # the encoder is the family's
