@@ -71,7 +71,7 @@ class Param:
     :func:`Float`, :func:`Bool`, :func:`Choice`, :func:`Text`, :func:`Bot` or
     :func:`RulesParam`."""
 
-    kind: str  # int | float | bool | choice | text | bot | rules
+    kind: str  # int | float | bool | choice | text | bot | policy | rules
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
@@ -96,6 +96,8 @@ class Param:
             return f"a name or path of at most {MAX_TEXT} characters"
         if self.kind == "bot":
             return "a bot spec of this game (e.g. 'heuristic')"
+        if self.kind == "policy":
+            return "a trained network's spec (ppo:<name or checkpoint>)"
         return "a rules preset of this game"
 
     def check(self, name: str, value: Any) -> Any:
@@ -123,7 +125,7 @@ class Param:
         elif kind == "text":
             if not isinstance(value, str) or not value or len(value) > MAX_TEXT or "\x00" in value:
                 raise ValueError(f"{name} must be {self.allowed()}, got {_quote(value)}")
-        elif kind == "bot":
+        elif kind in ("bot", "policy"):
             if not isinstance(value, str):
                 raise ValueError(f"{name} must be {self.allowed()}, got {_quote(value)}")
         return value
@@ -143,12 +145,14 @@ class Param:
         return max(1.0, number / self.per)
 
 
-def set_numbers(bot: Any, **values: Any) -> None:
+def set_numbers(bot: Any, declared: dict | None = None, **values: Any) -> None:
     """Set each number of ``values`` on ``bot`` as its declared parameter of that name
     allows it (:meth:`Param.number`; ``ValueError`` otherwise): the declared ranges hold for
-    code that builds a bot without the registry too."""
+    code that builds a bot without the registry too. ``declared``: the declarations to read
+    (default ``bot.PARAMS``; a base class passes its own when a subclass declares others)."""
+    declared = bot.PARAMS if declared is None else declared
     for name, value in values.items():
-        setattr(bot, name, bot.PARAMS[name].number(name, value))
+        setattr(bot, name, declared[name].number(name, value))
 
 
 def _real(value: Any) -> float | None:
@@ -196,6 +200,12 @@ def Bot(*, calls: float = 1.0, help: str = "") -> Param:
     return Param("bot", calls=calls, help=help)
 
 
+def Policy(*, help: str = "") -> Param:
+    """A trained network's spec (``ppo:...``) of the same game, checked as a spec of its own;
+    it adds nothing to the cost (the bot's own budget bounds what it asks of it)."""
+    return Param("policy", help=help)
+
+
 def RulesParam(*, help: str = "") -> Param:
     """A rules preset of the game, or a mapping of Rules fields (the game's ``make_rules``
     checks it)."""
@@ -206,4 +216,4 @@ def RulesParam(*, help: str = "") -> Param:
 SEED = Int(0, 2**63 - 1, help="seeds the bot's random numbers")
 
 __all__ = ["MAX_NESTING", "MAX_TEXT", "Param", "set_numbers", "Int", "Float", "Bool", "Choice", "Text", "Bot",
-           "RulesParam", "SEED"]
+           "Policy", "RulesParam", "SEED"]

@@ -299,13 +299,15 @@ def check_spec(spec: str, game: str | None = None, _depth: int = 0) -> CheckedSp
         param = declared[key]
         try:
             param.check(key, value)
-            if param.kind == "bot":
+            if param.kind in ("bot", "policy"):
                 nested[key] = check_spec(value, found, _depth + 1)
+                if param.kind == "policy" and nested[key].name != "ppo":
+                    raise ValueError(f"must be {param.allowed()}, got {_quote(value, 60)}")
             elif param.kind == "rules":
                 game_named(found).make_rules(value)
         except (ValueError, TypeError) as exc:
             message = str(exc)
-            if param.kind == "bot":  # the nested spec's own message, after what it is
+            if param.kind in ("bot", "policy"):  # the nested spec's own message, after what it is
                 message = f"{key} {message.removeprefix('bad agent spec ')}"
             raise ValueError(f"bad agent spec {_quote(spec)}: {_quote(message, 300)[1:-1]}") from None
     return CheckedSpec(parsed.text, parsed.name, found, factory, values, (), nested)

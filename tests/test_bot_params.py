@@ -140,6 +140,8 @@ def values_to_try(param: Param, game: str, name: str, broad: bool) -> list:
         if broad:
             bots += ["pimc:samples=1"] + [f"ppo:{p}" for p in shipped(game)[:1]]
         return bots
+    if param.kind == "policy":
+        return [f"ppo:{p}" for p in shipped(game)[:1]]
     if param.kind == "text" and name == "ppo":
         return shipped(game) if broad else shipped(game)[:1]
     return []  # an sb3 model's path: a trained model file is needed

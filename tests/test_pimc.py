@@ -195,7 +195,7 @@ def test_playouts_end_like_the_reference_engine(preset, n, path, monkeypatch):
     checked = 0
     for g in _searched_states(preset, n, 3, seed=n + 11 * len(preset)):
         obs, mask, view, rules, sizes, owners, worlds = _worlds(g, 3, rng)
-        cands = bot._candidates(mask[0] > 0, int(np.flatnonzero(mask[0])[0]))
+        cands = bot._candidates(0, mask[0] > 0, int(np.flatnonzero(mask[0])[0]))
         first = np.full((3, 3), -1)
         for c, a in enumerate(cands):
             first[c] = a

@@ -5,6 +5,7 @@
     pimc        determinised search over the heuristic on the batch engine (:mod:`~.pimc`,
                 compiled playouts in :mod:`~.playout_kernels`)
     joins       any bot with its join decisions fixed (:mod:`~.join_policy`)
+    search      pimc guided, dealt and played out by a trained network (:mod:`~.search`)
 
 Read observations with :mod:`agents.redbeard.decode`.
 """
@@ -14,6 +15,7 @@ BOTS = {
     "heuristic": "agents.redbeard.heuristic:HeuristicAgent",
     "pimc": "agents.redbeard.pimc:PimcAgent",
     "joins": "agents.redbeard.join_policy:JoinPolicy",  # joins:always|never|free,base=<spec>
+    "search": "agents.redbeard.search:SearchAgent",  # pimc on a trained network (agents.search)
 }
 #: what the trainer and its policies need from the game (agents.ppo, redbeard_train)
 TRAINING = "agents.redbeard.training"

@@ -53,6 +53,7 @@ from ..params import SEED, Bot, Choice, Int, RulesParam, set_numbers
 from .decode import PHASE, ObsBatch, decode_batch, led_suit, rules_from_obs, rules_groups, suit_counts
 from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, HeuristicAgent, score_utility
 from ..registry import make_agent
+from ..search import weighted_keys
 
 CARD_SUITS = suit_of(np.arange(NUM_CARDS))  # the suit of every card id
 SEARCH_PHASES = ("bid", "ask", "join", "play")  # redeal, look and duels: the rollout bot decides
@@ -79,13 +80,16 @@ def hand_sizes(view: ObsBatch, rules: Rules) -> np.ndarray:
     return sizes
 
 
-def sample_owners(unseen: np.ndarray, sizes: np.ndarray, voids: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def sample_owners(unseen: np.ndarray, sizes: np.ndarray, voids: np.ndarray, rng: np.random.Generator,
+                  weights: np.ndarray | None = None) -> np.ndarray:
     """Deal hidden cards: ``unseen`` bool [N, 52], ``sizes`` int [N, 7], ``voids`` bool
     [N, 7, 4] -> owner int [N, 52] (position, -1 = not in a hand, -2 = not hidden).
     Players with more voids are dealt first; a player who cannot be served within its
-    voids (contradictory information) gets any remaining cards."""
+    voids (contradictory information) gets any remaining cards. Cards are dealt uniformly,
+    or with ``weights`` float [N, 7, 52] (> 0) each position's cards one after another in
+    proportion to its weights (:func:`agents.search.weighted_keys`)."""
     N = len(unseen)
-    keys = rng.random((N, NUM_CARDS))
+    keys = rng.random((N, NUM_CARDS)) if weights is None else None
     owner = np.where(unseen, -1, -2)
     available = unseen.copy()
     order = np.argsort(-voids.sum(2) * 8 - sizes, axis=1, kind="stable")  # most constrained first
@@ -98,7 +102,8 @@ def sample_owners(unseen: np.ndarray, sizes: np.ndarray, voids: np.ndarray, rng:
         allowed = available & ~voids[rows, p][:, CARD_SUITS]
         short = allowed.sum(1) < k
         allowed[short] = available[short]
-        masked = np.where(allowed, keys, np.inf)
+        own = keys if weights is None else weighted_keys(rng, weights[rows, p], (N, NUM_CARDS))
+        masked = np.where(allowed, own, np.inf)
         pick = np.argsort(masked, axis=1)[:, :HAND_SIZE]
         take = np.arange(HAND_SIZE)[None, :] < k[:, None]
         rr = np.broadcast_to(rows[:, None], pick.shape)[take]
@@ -281,9 +286,9 @@ class PimcAgent(Agent):
         seed: int | None = 0,
         rules: Rules | None = None,
     ):
-        set_numbers(self, samples=samples, max_actions=max_actions, close_at=close_at, win_value=win_value,
-                    neg_extra=neg_extra, elim_value=elim_value, chunk=chunk)
-        self.horizon = self.PARAMS["horizon"].check("horizon", horizon)
+        set_numbers(self, PimcAgent.PARAMS, samples=samples, max_actions=max_actions, close_at=close_at,
+                    win_value=win_value, neg_extra=neg_extra, elim_value=elim_value, chunk=chunk)
+        self.horizon = PimcAgent.PARAMS["horizon"].check("horizon", horizon)
         self.policy = make_agent(rollout, game=self.game, seed=seed)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -305,9 +310,13 @@ class PimcAgent(Agent):
     def _searched(view: ObsBatch, legal: np.ndarray) -> np.ndarray:
         return np.isin(view.phase, [PHASE[p] for p in SEARCH_PHASES]) & (legal.sum(1) > 1)
 
+    def _base_actions(self, obs: np.ndarray, mask: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """int [B]: the rollout bot's choices (the search keeps one unless another is better)."""
+        return np.asarray(self.policy.act_batch(obs, np.asarray(mask)), dtype=np.int64)
+
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, legal = check_batch(obs, mask, self.game)
-        base = np.asarray(self.policy.act_batch(obs, np.asarray(mask)), dtype=np.int64)
+        base = self._base_actions(obs, mask, legal)
         view = decode_batch(obs)
         search = self._searched(view, legal)
         out = base.copy()
@@ -323,7 +332,7 @@ class PimcAgent(Agent):
             step = max(1, self.chunk // max(per_row, 1))
             for lo in range(0, len(rows), step):
                 part = np.arange(lo, min(lo + step, len(rows)))
-                out[rows[part]] = self._search(sub.rows(part), legal[rows[part]], base[rows[part]], rules)
+                out[rows[part]] = self._search(sub.rows(part), legal[rows[part]], base[rows[part]], rules, rows[part])
         return out
 
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -333,7 +342,7 @@ class PimcAgent(Agent):
         for the legal actions of decisions pimc leaves to its rollout bot (redeal, look,
         duels) or that have one legal action."""
         obs, legal = check_batch(obs, mask, self.game)
-        base = np.asarray(self.policy.act_batch(obs, np.asarray(mask)), dtype=np.int64)
+        base = self._base_actions(obs, mask, legal)
         view = decode_batch(obs)
         out = np.where(legal, np.nan, -np.inf)
         search = self._searched(view, legal)
@@ -342,13 +351,13 @@ class PimcAgent(Agent):
             rows = rows_all[group]
             sub = view.rows(rows)
             rules = self.rules if self.rules is not None else rules_from_obs(sub)
-            table, mean = self._search_values(sub, legal[rows], base[rows], rules, every_action=True)
+            table, mean = self._search_values(sub, legal[rows], base[rows], rules, rows, every_action=True)
             for i, r in enumerate(rows):
                 ok = table[i] >= 0
                 out[r, table[i][ok]] = mean[i][ok]
         return out
 
-    def _candidates(self, legal_row: np.ndarray, base_action: int, every_action: bool = False) -> list[int]:
+    def _candidates(self, row: int, legal_row: np.ndarray, base_action: int, every_action: bool = False) -> list[int]:
         """The legal actions, or when there are more than ``max_actions`` (and not
         ``every_action``): the policy's choice, passing (in the auction) and the actions
         nearest the choice by id (the neighbouring bids, the neighbouring cards of a suit)."""
@@ -359,24 +368,33 @@ class PimcAgent(Agent):
         near = sorted((int(a) for a in acts if a not in keep), key=lambda a: (abs(a - base_action), a))
         return sorted(keep + near[: self.max_actions - len(keep)])
 
-    def _search(self, view: ObsBatch, legal: np.ndarray, base: np.ndarray, rules: Rules) -> np.ndarray:
-        table, mean = self._search_values(view, legal, base, rules)
+    def _owner_weights(self, rows: np.ndarray) -> np.ndarray | None:
+        """float [len(rows), 7, 52]: how to weigh each position's cards when dealing the
+        worlds of batch rows ``rows`` (None: uniformly)."""
+        return None
+
+    def _search(self, view: ObsBatch, legal: np.ndarray, base: np.ndarray, rules: Rules,
+                rows: np.ndarray) -> np.ndarray:
+        """The chosen actions of the decoded rows ``view`` (``rows``: their places in the
+        batch)."""
+        table, mean = self._search_values(view, legal, base, rules, rows)
         mean = np.where(table >= 0, mean + 1e-9 * (table == base[:, None]), -np.inf)  # ties: the policy's choice
         return table[np.arange(len(view)), mean.argmax(1)]
 
-    def _search_values(self, view: ObsBatch, legal: np.ndarray, base: np.ndarray, rules: Rules,
+    def _search_values(self, view: ObsBatch, legal: np.ndarray, base: np.ndarray, rules: Rules, rows: np.ndarray,
                        every_action: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """The candidate actions of each row ``table`` [B, C] (-1: none) and their mean
         worth over the samples ``mean`` [B, C]."""
         B, S = len(view), self.samples
-        cands = [self._candidates(legal[i], int(base[i]), every_action) for i in range(B)]
+        cands = [self._candidates(int(rows[i]), legal[i], int(base[i]), every_action) for i in range(B)]
         counts = np.array([len(c) for c in cands])
         C = int(counts.max())
         # deal the hidden cards: S samples per row, shared by all candidate actions
         seen_thrown = view.seen_thrown & ~view.reshuffled[:, None]
         unseen = ~(view.hand | view.played | view.trick | seen_thrown)
         rep = np.repeat(np.arange(B), S)
-        owners = sample_owners(unseen[rep], hand_sizes(view, rules)[rep], view.voids[rep], self.rng)  # [B*S, 52]
+        owners = sample_owners(unseen[rep], hand_sizes(view, rules)[rep], view.voids[rep], self.rng,
+                               self._owner_weights(rows[rep]))  # [B*S, 52]
         try:
             templates = world_templates(view, legal, rules)
         except IndexError as exc:  # a trick no game state has

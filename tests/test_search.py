@@ -1,0 +1,99 @@
+"""The ``search`` bot (agents/search.py and each game's search): worlds dealt by the
+network's belief within the known constraints, candidates from the policy, the policy's
+choice kept unless another beats it by the margin, legal and reproducible play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+import redbeard_env  # noqa: E402
+from agents import make_agent  # noqa: E402
+from agents.redbeard.pimc import CARD_SUITS, sample_owners  # noqa: E402
+from agents.search import PolicyGuide, choose, worlds_for  # noqa: E402
+
+
+def test_choose_keeps_the_policy_unless_another_beats_it_by_the_margin():
+    table = np.array([[3, 7, -1], [3, 7, 9], [5, 6, -1]])
+    mean = np.array([[1.0, 1.4, 0.0], [1.0, 1.4, 2.0], [0.2, 0.1, 0.0]])
+    policy = np.array([3, 3, 8])  # row 3: the policy's choice is not a candidate
+    assert choose(table, mean, policy, margin=0.5).tolist() == [3, 9, 5]  # 1.4 - 1.0 <= 0.5; 2.0 - 1.0 > 0.5
+    assert choose(table, mean, policy, margin=0.0).tolist() == [7, 9, 5]
+    assert choose(table, mean, policy, margin=2.0).tolist() == [3, 3, 5]
+
+
+def test_worlds_for_spends_the_budget_within_bounds():
+    assert worlds_for(50, candidates=2, steps_left=25, ms_per_playout_step=0.02) == 50  # 50 / (2 x 25 x 0.02)
+    assert worlds_for(1, candidates=4, steps_left=30, ms_per_playout_step=0.02) == 4  # at least 4
+    assert worlds_for(10_000, candidates=1, steps_left=1, ms_per_playout_step=0.02) == 256  # at most 256
+
+
+class FakeGuide(PolicyGuide):
+    def __init__(self, probs, belief=None):  # no network: the numbers a network would give
+        self.probs, self.belief = np.asarray(probs, float), belief
+        self.choice = self.probs.argmax(1)
+
+
+def test_candidates_are_the_policys_most_likely_until_mass_or_top_k():
+    g = FakeGuide([[0.05, 0.6, 0.3, 0.05, 0.0]])
+    assert g.candidates(0, top_k=4, mass=0.5) == [1]
+    assert g.candidates(0, top_k=4, mass=0.9) == [1, 2]
+    assert g.candidates(0, top_k=4, mass=1.0) == [1, 2, 0, 3]  # never an action of probability 0
+    assert g.candidates(0, top_k=2, mass=1.0) == [1, 2]
+
+
+def test_a_weighted_deal_follows_the_weights_within_the_constraints():
+    rng = np.random.default_rng(0)
+    N = 4000
+    unseen = np.zeros((N, 52), bool)
+    unseen[:, :12] = True  # twelve hidden cards: 0..11 (clubs 2..K)
+    sizes = np.zeros((N, 7), int)
+    sizes[:, 1] = sizes[:, 2] = 4  # two positions hold 4 each, the rest are in no hand
+    voids = np.zeros((N, 7, 4), bool)
+    uniform = sample_owners(unseen, sizes, voids, rng)
+    weights = np.ones((N, 7, 52))
+    weights[:, 1, 5] = 50.0  # position 1 almost surely holds card 5
+    weights[:, 2, 6] = 1e-3  # position 2 almost never holds card 6
+    dealt = sample_owners(unseen, sizes, voids, rng, weights)
+    for owners in (uniform, dealt):
+        assert ((owners == 1).sum(1) == 4).all() and ((owners == 2).sum(1) == 4).all()
+        assert (owners[:, 12:] == -2).all()  # cards that are not hidden stay out
+    assert abs((uniform[:, 5] == 1).mean() - 4 / 12) < 0.03
+    assert (dealt[:, 5] == 1).mean() > 0.9
+    assert (dealt[:, 6] == 2).mean() < 0.05 < (uniform[:, 6] == 2).mean()
+    # a void beats the weights: position 1 shown void in clubs gets no club, whatever it weighs
+    voids[:, 1, CARD_SUITS[5]] = True
+    unseen[:, 13:20] = True  # diamonds for it
+    dealt = sample_owners(unseen, sizes, voids, rng, weights)
+    assert not (dealt[:, :13] == 1).any()
+
+
+def play(bot, seed: int, decisions: int) -> list[int]:
+    env = redbeard_env.make("redbeard", num_players=4, rules="classic")
+    env.reset(seed=seed)
+    actions = []
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = bot.act(obs)
+        assert obs["action_mask"][a] == 1
+        actions.append(a)
+        env.step(a)
+        if len(actions) >= decisions:
+            break
+    return actions
+
+
+def test_search_plays_legal_moves_and_the_same_game_for_the_same_seed():
+    one = play(make_agent("search:worlds=6,seed=3", game="redbeard"), seed=5, decisions=30)
+    two = play(make_agent("search:worlds=6,seed=3", game="redbeard"), seed=5, decisions=30)
+    assert one == two
+
+
+def test_search_refuses_a_policy_that_is_no_network():
+    with pytest.raises(ValueError, match="policy must be a trained network"):
+        make_agent("search:policy=heuristic", game="redbeard")
