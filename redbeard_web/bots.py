@@ -32,11 +32,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib.util
+import json
 import math
 import re
 import sys
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
@@ -158,7 +160,8 @@ def table_policies(game: str, rules: Any, players: int) -> list[dict]:
     out = []
     for shipped, names in ((True, shipped_checkpoints(game)), (False, folder_policies(game))):
         for name in names:
-            trained = trained_at(_named(name))
+            path = _named(name)
+            trained = trained_at(path) if path is not None else None
             if trained is not None:
                 out.append({"bot": f"ppo:{name}", "shipped": shipped, "fits": fits_table(trained, game, rules, players),
                             "trained": trained.text()})
@@ -174,9 +177,6 @@ def bots_for_table(game: Any, rules: Any = None, players: Any = None, overrides:
     count as text; None: the page's default) and ``overrides`` (Rules fields as a JSON
     object's text) as a query gives them -- with the table in words. ``ValueError`` naming
     a bad parameter."""
-    import json
-    import warnings
-
     info = game_named(game)
     preset = info.default_rules if rules is None else rules
     if preset not in info.presets:
