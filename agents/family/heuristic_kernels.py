@@ -1,11 +1,10 @@
 """The family heuristic's action values (Sortskæg's and Oh Hell's), compiled with numba.
 
-This is the implementation behind :meth:`agents.sortskaeg.heuristic.SortskaegHeuristic.action_values`
-and :meth:`agents.oh_hell.heuristic.OhHellHeuristic.action_values` (the Sortskæg module says
-what the values mean). The two games differ in what a player may count as unseen, how many
-cards the others hold, the trump suit and the jokers; each heuristic works those out from
-its decoded observation (numpy, whole batches) and this kernel does the rest one row at a
-time: each card's chance to take a trick, then one valuation a phase. It keeps the
+This is the implementation behind :meth:`agents.family.heuristic.FamilyHeuristic.action_values`
+(that module says what the values mean). The games differ in what a player may count as
+unseen, how many cards the others hold, the trump suit and the jokers; each game's heuristic
+works those out from its decoded observation (numpy, whole batches) and this kernel does the
+rest one row at a time: each card's chance to take a trick, then one valuation a phase. It keeps the
 arithmetic of the former vectorised numpy code in the same order (a hand's expected tricks
 summed as numpy sums a row), so the values are those of the recorded golden positions
 (``tests/golden/sortskaeg_heuristic_values.npz``, ``oh_hell_heuristic_values.npz``) up to
@@ -20,7 +19,7 @@ Arguments, B rows, C cards, A actions (bids are the actions C..A-1, bid k = C + 
   (players after the observer in this trick), ``led`` suit (-1 none), ``trump`` suit (-1 none);
 * per row and card (bool): ``hand``, ``trick`` (on the table), ``unseen`` (what the chances
   count), ``unseen_play`` (what counts as a higher card that may still come in card play);
-* per card: ``suit`` (-1 a joker), ``joker`` (bool: wins only when led, see the Sortskæg module);
+* per card: ``suit`` (-1 a joker), ``joker`` (bool: wins only when led);
 * ``legal`` bool [B, A]; the parameters; ``phases`` = the codes of (bid, play, discard).
 """
 

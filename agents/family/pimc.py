@@ -27,9 +27,12 @@ rules and the hidden hands are read from an observation and how a world is loade
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from types import ModuleType
+from typing import Any
 
 import numpy as np
+
+from redbeard_env.family.vector import BID, PLAY
 
 from ..base import Agent, check_batch
 from ..params import SEED, Bot, Float, Int, set_numbers
@@ -81,17 +84,16 @@ def deal_constrained(hold: np.ndarray, allowed: np.ndarray, available: np.ndarra
 
 class FamilyPIMC(Agent):
     """The search of the module docstring. A game's subclass sets ``game``, ``COST`` (its
-    largest bid + 1: the most candidates), ``vector_env`` (its batch engine) and, as static
-    methods, ``decode`` (its observation decoder), ``rules_from_obs(v, row)`` (the ``Rules``
-    of a row, with the round's hand size), ``hidden_hands(v, rows, samples, rng)`` (the
-    others' sampled hands) and ``_load_worlds(venv, v, rows, row_of, hands)``."""
+    largest bid + 1: the most candidates) and ``worlds``, the game's pimc module, which
+    says how the game's worlds are read and loaded: its batch engine ``VectorEnv``, its
+    observation decoder ``decode_batch``, ``rules_from_obs(v, row)`` (the ``Rules`` of a row,
+    with the round's hand size), ``hidden_hands(v, rows, samples, rng)`` (the others' sampled
+    hands), ``trick_seats(v, row)`` (position -> its card in the current trick) and
+    ``world_state(v, src, n)`` (the game's own state arrays of the worlds)."""
 
     game = ""
     value_units = "points"  # action_values: the round's expected points (minus spite x the others')
-    vector_env: type
-    decode: Callable
-    rules_from_obs: Callable
-    hidden_hands: Callable
+    worlds: ModuleType
 
     #: the spec's parameters (agents.params); a decision costs samples x candidates playouts
     #: (at most max_bid + 1 candidates: COST), a playout about PLAYOUT_CALLS decisions of the rollout bot
@@ -120,7 +122,7 @@ class FamilyPIMC(Agent):
     def searches(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """bool [B]: the rows this bot searches; its rollout bot decides the others."""
         obs, legal = check_batch(obs, mask, self.game)
-        return self._searched(self.decode(obs), legal)
+        return self._searched(self.worlds.decode_batch(obs), legal)
 
     @staticmethod
     def _searched(v, legal: np.ndarray) -> np.ndarray:
@@ -133,7 +135,7 @@ class FamilyPIMC(Agent):
         one legal action."""
         obs, legal = check_batch(obs, mask, self.game)
         out = np.where(legal, np.nan, -np.inf)
-        v = self.decode(obs)
+        v = self.worlds.decode_batch(obs)
         search = np.flatnonzero(self._searched(v, legal))
         for chunk, n, rules in self._chunks(v, legal, search):
             self._search(v, legal, chunk, n, rules)
@@ -146,7 +148,7 @@ class FamilyPIMC(Agent):
         (at least one row): ``(rows, players, rules)``."""
         groups: dict = {}
         for r in search:
-            groups.setdefault((int(v.num_players[r]), self.rules_from_obs(v, r)), []).append(r)
+            groups.setdefault((int(v.num_players[r]), self.worlds.rules_from_obs(v, r)), []).append(r)
         for (n, rules), rows in groups.items():
             rows = np.array(rows)
             per_row = self.samples * legal[rows].sum(1)
@@ -159,7 +161,7 @@ class FamilyPIMC(Agent):
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, legal = check_batch(obs, mask, self.game)
         actions = np.asarray(self.rollout.act_batch(obs, mask), dtype=np.int64)
-        v = self.decode(obs)
+        v = self.worlds.decode_batch(obs)
         search = np.flatnonzero(self._searched(v, legal))
         if len(search) == 0:
             return actions
@@ -179,9 +181,9 @@ class FamilyPIMC(Agent):
             action_of.append(np.repeat(c, S))
         row_of, sample_of, action_of = (np.concatenate(x) for x in (row_of, sample_of, action_of))
         W = len(row_of)
-        venv = self.vector_env(W, n, rules=rules, seed=int(self.rng.integers(2**31)), auto_reset=False)
+        venv = self.worlds.VectorEnv(W, n, rules=rules, seed=int(self.rng.integers(2**31)), auto_reset=False)
         try:
-            hands = self.hidden_hands(v, rows, S, self.rng)  # [m, S, P, cards]
+            hands = self.worlds.hidden_hands(v, rows, S, self.rng)  # [m, S, P, cards]
             hands[:, :, 0] = v.hand[rows][:, None, :]
             self._load_worlds(venv, v, rows, row_of, hands[row_of, sample_of][:, :n])
         except (IndexError, StopIteration) as exc:  # a trick or hands no game state has
@@ -210,3 +212,22 @@ class FamilyPIMC(Agent):
             best[i] = c[int(means.argmax())]
             self.last_means.append((c, means))
         return best
+
+    @classmethod
+    def _load_worlds(cls, venv, v, rows: np.ndarray, row_of: np.ndarray, hands: np.ndarray):
+        """Load the sampled worlds (position = seat: the searcher is seat 0 and acts; each
+        world halts at its round's end): what every game of the family shows, then the
+        game's own arrays (:attr:`world_state`)."""
+        n = venv.num_players
+        src = rows[row_of]
+        phase = np.where(v.phase[src] == PHASE["bid"], BID, PLAY)
+        trick_card = np.full((len(src), n), -1, np.int64)
+        for i, r in enumerate(rows):
+            for pos, card in cls.worlds.trick_seats(v, r).items():
+                trick_card[row_of == i, pos] = card
+        return venv.load_arrays(dict(
+            hands=hands, phase=phase, dealer=v.dealer[src], to_act=np.zeros(len(src), np.int64),
+            leader=np.where(phase == PLAY, v.leader[src], -1), scores=np.rint(v.score[src, :n]).astype(np.int64),
+            bids=v.bid[src, :n], tricks=v.tricks[src, :n], trick_card=trick_card, trick_len=v.trick[src].sum(1),
+            led=v.led[src], played=v.played[src], voids=v.voids[src, :n], **cls.worlds.world_state(v, src, n)),
+            stop_at_round_end=True)

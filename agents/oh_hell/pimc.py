@@ -22,15 +22,16 @@ is rebuilt from an observation.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-from redbeard_env.family.vector import BID, PLAY
 from redbeard_env.oh_hell.cards import MAX_BID, NUM_CARDS
 from redbeard_env.oh_hell.rules import Rules, make_rules
-from redbeard_env.oh_hell.vector import VectorEnv
+from redbeard_env.oh_hell.vector import VectorEnv  # noqa: F401 (the worlds' engine: FamilyPIMC.worlds)
 
 from ..family.pimc import FamilyPIMC, deal_constrained, hold_counts
-from .decode import CARD_SUIT, PHASE, OObs, decode_batch
+from .decode import CARD_SUIT, PHASE, OObs, decode_batch  # noqa: F401 (decode_batch: FamilyPIMC.worlds)
 
 
 def rules_from_obs(v: OObs, row: int) -> Rules:
@@ -56,35 +57,18 @@ def trick_seats(v: OObs, row: int) -> dict[int, int]:
     return {int(np.flatnonzero(v.played_by[row, :, c])[0]): int(c) for c in cards}
 
 
+def world_state(v: OObs, src: np.ndarray, n: int) -> dict:
+    """The worlds' one deal, its turned card and trumps, and the deal's history (who played
+    which card to which trick), which a rollout bot may read as the observer did: a search
+    playing out the worlds reads the trick's owners from it."""
+    turned = np.where(v.trump_card[src].any(1), v.trump_card[src].argmax(1), -1)
+    return dict(round=np.zeros(len(src), np.int64), first_dealer=v.dealer[src], trumps=v.trumps[src],
+                trump_card=turned, played_by=v.played_by[src, :n], trick_no=np.maximum(v.trick_of[src], 0))
+
+
 class OhHellPIMC(FamilyPIMC):
     """See the module docstring."""
 
     game = "oh_hell"
     COST = MAX_BID + 1.0  # cost units (agents.params) per sample and rollout decision (up to MAX_BID + 1 candidates)
-    vector_env = VectorEnv
-    decode = staticmethod(decode_batch)
-    rules_from_obs = staticmethod(rules_from_obs)
-    hidden_hands = staticmethod(hidden_hands)
-
-    @staticmethod
-    def _load_worlds(venv: VectorEnv, v: OObs, rows: np.ndarray, row_of: np.ndarray, hands: np.ndarray):
-        """Load the sampled worlds (position = seat: the searcher is seat 0 and acts; each
-        world halts at the deal's end), with the deal's history (who played which card to
-        which trick), which a rollout bot may read as the observer did: a search playing out
-        the worlds reads the trick's owners from it."""
-        n = venv.num_players
-        src = rows[row_of]
-        phase = np.where(v.phase[src] == PHASE["bid"], BID, PLAY)
-        trick_card = np.full((len(src), n), -1, np.int64)
-        for i, r in enumerate(rows):
-            for pos, card in trick_seats(v, r).items():
-                trick_card[row_of == i, pos] = card
-        turned = np.where(v.trump_card[src].any(1), v.trump_card[src].argmax(1), -1)
-        return venv.load_arrays(dict(
-            hands=hands, phase=phase, round=np.zeros(len(src), np.int64), dealer=v.dealer[src],
-            first_dealer=v.dealer[src], to_act=np.zeros(len(src), np.int64),
-            leader=np.where(phase == PLAY, v.leader[src], -1), scores=np.rint(v.score[src, :n]).astype(np.int64),
-            bids=v.bid[src, :n], tricks=v.tricks[src, :n], trick_card=trick_card, trick_len=v.trick[src].sum(1),
-            led=v.led[src], played=v.played[src], voids=v.voids[src, :n], trumps=v.trumps[src],
-            trump_card=turned, played_by=v.played_by[src, :n], trick_no=np.maximum(v.trick_of[src], 0)),
-            stop_at_round_end=True)
+    worlds = sys.modules[__name__]  # this module: how a world is read and loaded

@@ -14,16 +14,17 @@ of its points minus ``spite`` times the others' mean.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-from redbeard_env.family.vector import BID, PLAY
 from redbeard_env.sortskaeg.cards import CARD_COLOUR, MAX_BID, NO_COLOUR, YELLOW
 from redbeard_env.sortskaeg.observation import RULE_SCALE, ROUND_SCALE
 from redbeard_env.sortskaeg.rules import Rules, make_rules
-from redbeard_env.sortskaeg.vector import VectorEnv
+from redbeard_env.sortskaeg.vector import VectorEnv  # noqa: F401 (the worlds' engine: FamilyPIMC.worlds)
 
 from ..family.pimc import FamilyPIMC, deal_constrained, hold_counts
-from .decode import PHASE, SObs, decode_batch
+from .decode import PHASE, SObs, decode_batch  # noqa: F401 (decode_batch: FamilyPIMC.worlds)
 
 
 def rules_from_obs(v: SObs, row: int) -> Rules:
@@ -79,32 +80,16 @@ def trick_seats(v: SObs, row: int) -> dict[int, int]:
     return out
 
 
+def world_state(v: SObs, src: np.ndarray, n: int) -> dict:
+    """The worlds' round (the observer's), first dealer and the cards of ``deal = carry``."""
+    rnd = v.round[src]
+    return dict(round=rnd, first_dealer=(v.dealer[src] - rnd) % n, game_cards=v.seen_game[src],
+                seen_game=v.seen_game[src], took_back=v.took_back[src, :n])
+
+
 class SortskaegPIMC(FamilyPIMC):
     """See the module docstring."""
 
     game = "sortskaeg"
     COST = MAX_BID + 1.0  # cost units (agents.params) per sample and rollout decision (up to MAX_BID + 1 candidates)
-    vector_env = VectorEnv
-    decode = staticmethod(decode_batch)
-    rules_from_obs = staticmethod(rules_from_obs)
-    hidden_hands = staticmethod(hidden_hands)
-
-    @staticmethod
-    def _load_worlds(venv: VectorEnv, v: SObs, rows: np.ndarray, row_of: np.ndarray, hands: np.ndarray):
-        """Load the sampled worlds (position = seat: the searcher is seat 0 and acts; each
-        world halts at its round's end)."""
-        n = venv.num_players
-        src = rows[row_of]
-        rnd = v.round[src]
-        phase = np.where(v.phase[src] == PHASE["bid"], BID, PLAY)
-        trick_card = np.full((len(src), n), -1, np.int64)
-        for i, r in enumerate(rows):
-            for pos, card in trick_seats(v, r).items():
-                trick_card[row_of == i, pos] = card
-        return venv.load_arrays(dict(
-            hands=hands, phase=phase, round=rnd, dealer=v.dealer[src], first_dealer=(v.dealer[src] - rnd) % n,
-            to_act=np.zeros(len(src), np.int64), leader=np.where(phase == PLAY, v.leader[src], -1),
-            scores=np.rint(v.score[src, :n]).astype(np.int64), bids=v.bid[src, :n], tricks=v.tricks[src, :n],
-            trick_card=trick_card, trick_len=v.trick[src].sum(1), led=v.led[src], played=v.played[src],
-            voids=v.voids[src, :n], game_cards=v.seen_game[src], seen_game=v.seen_game[src],
-            took_back=v.took_back[src, :n]), stop_at_round_end=True)
+    worlds = sys.modules[__name__]  # this module: how a world is read and loaded
