@@ -619,8 +619,14 @@ def table_notes(specs: Iterable[Any], game: str, rules: Any, num_players: int, p
 
 def shown_path(path: Path) -> str:
     """A checkpoint as its errors name it: a shipped one by its name (an error never shows
-    where the package is installed), another by the path it was given."""
-    return f"shipped policy {path.stem}" if path.parent == PRETRAINED_DIR else str(path)
+    where the package is installed), one of a bot folder by its place in the folder (nor
+    where a server keeps its folders), another by the path it was given."""
+    if path.parent == PRETRAINED_DIR:
+        return f"shipped policy {path.stem}"
+    for folder in _bot_folders:
+        if path.is_relative_to(folder):
+            return f"policy {path.relative_to(folder)} of a bot folder"
+    return str(path)
 
 
 def read_payload(path: Path, device: str = "cpu") -> dict:

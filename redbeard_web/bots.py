@@ -299,8 +299,7 @@ def _check_value(value: Any, spec: str, game: str) -> None:
         return
     raise ValueError(
         f"bot spec {_quote(spec, 60)}: {_quote(value, 40)} is not allowed here; values are finite numbers up to "
-        f"2**63, True, False, None or plain names (policies: {', '.join(_policy_names(game)) or 'none'}), "
-        f"not file paths"
+        f"2**63, True, False, None or plain names, not file paths (policies: {', '.join(_policy_names(game)) or 'none'})"
     )
 
 

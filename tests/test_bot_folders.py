@@ -293,6 +293,16 @@ def test_the_web_plays_folder_bots_by_name_only(web, folders, tmp_path, monkeypa
     assert r.status_code == 200, r.text
     assert r.json()["agents"].count("ppo:fem5") == 4
     assert web.post("/api/games", json={"opponents": "ppo:pipe", "seed": 1}).status_code == 200  # at another table too
+    # a folder's policy that cannot play is refused without saying where the folder is
+    payload = torch.load(first / "fem5.pt", weights_only=True)
+    payload["identity"] = {**payload["identity"], "obs_layout": "another"}
+    torch.save(payload, first / "stale.pt")
+    from redbeard_web import bots
+
+    monkeypatch.setattr(bots, "LISTING_SECONDS", 0.0)  # the folders are listed again (else within 2 s)
+    r = web.post("/api/games", json={"rules": "fem_opp", "players": 5, "opponents": "ppo:stale", "seed": 1})
+    assert r.status_code == 400 and "policy stale.pt of a bot folder would not play as trained" in r.json()["error"]
+    assert str(tmp_path) not in r.json()["error"]
     monkeypatch.chdir(tmp_path)
     for spec, words in ((f"ppo:{first / 'fem5.pt'}", "not file paths"), ("ppo:first", "not a shipped policy"),
                         ("ppo:fem5.pt", "not file paths"), ("ppo:../first/fem5", "not file paths"),
