@@ -59,6 +59,12 @@ def stakes(g, seat: int, scoring: str, missed: str, note: str) -> list[dict]:
     return []
 
 
+def rules_page(sections: dict[str, str]) -> list[dict]:
+    """A short rules page as the page draws it, ``[{"title", "text"}]``: a game's sections
+    (title -> text) in order."""
+    return [{"title": title, "text": text} for title, text in sections.items()]
+
+
 def why_not_bid(g, k: int) -> str:
     """Why bidding ``k`` is not allowed now ("" if it is)."""
     if g.phase != "bid":

@@ -295,7 +295,8 @@ def render_table(t: dict, you: int, agents: Sequence[str], head: list[str], *, s
         lines.append(f"  {name[0]:<{width}}{p['score']:>{w}}  {bid:<6}{p['tricks']:>6}  {' '.join(marks)}")
         lines += [f"  {more}" for more in name[1:]]
     if t["trick"]:
-        lines.append("  trick: " + "  ".join(f"{seat_label(c['seat'], you)} {card_text(c['card'])}" for c in t["trick"]))
+        lines.append("  trick: " + "  ".join(f"{seat_label(c['seat'], you)} {card_text(c['card'])}"
+                                             for c in t["trick"]))
     elif t["last_trick"]:
         last = t["last_trick"]
         lines.append("  last trick: " + "  ".join(f"{seat_label(c['seat'], you)} {card_text(c['card'])}"

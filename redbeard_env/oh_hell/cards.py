@@ -27,9 +27,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import numpy as np
-
 from ..common import parse_card_list
+from ..family.cards import Actions, card_id
 
 NUM_SUITS = 4
 NUM_RANKS = 13
@@ -51,19 +50,14 @@ def rank_of(card: int) -> int:
 
 
 def card_name(card: int) -> str:
-    if isinstance(card, bool) or not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
-        raise ValueError(f"card id must be in 0..{NUM_CARDS - 1}, got {card!r}")
+    card = card_id(card, NUM_CARDS)
     return RANKS[card % NUM_RANKS] + SUITS[card // NUM_RANKS]
 
 
 def parse_card(card: "str | int") -> int:
     """A card id from its text (``AS``, ``TD``, ``10D``, ``2c``) or from an id 0..51."""
-    if isinstance(card, (int, np.integer)) and not isinstance(card, bool):
-        if 0 <= card < NUM_CARDS:
-            return int(card)
-        raise ValueError(f"card id must be in 0..{NUM_CARDS - 1}, got {card!r}")
     if not isinstance(card, str):
-        raise ValueError(f"a card is a string like 'AS' or 'TD' or an id 0..{NUM_CARDS - 1}, got {card!r}")
+        return card_id(card, NUM_CARDS, "'AS' or 'TD'")
     text = card.strip().upper()
     if text.startswith("10"):
         text = "T" + text[2:]
@@ -89,29 +83,18 @@ def deck_text(rules) -> str:
             f"ranks {RANKS[0]}..{RANKS[rules.num_cards_per_suit - 1]}")
 
 
-_ACTION_IDS = {f"bid:{k}": BID0 + k for k in range(MAX_BID + 1)}
+_ACTIONS = Actions(NUM_CARDS, MAX_BID, card_name, parse_card, ("play",), "play:<card> (e.g. play:AS)")
 
 
 def action_name(action: int, phase: str = "play") -> str:
     """The name of an action id: ``action_name(51) == "play:AH"``, ``action_name(55) == "bid:3"``
-    (``phase`` is the family's signature; Oh Hell's names do not depend on it)."""
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action id must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
-    if action >= BID0:
-        return f"bid:{action - BID0}"
-    return f"play:{card_name(int(action))}"
+    (``phase`` is the family's signature; Oh Hell has no discard phase)."""
+    return _ACTIONS.name(action, phase)
 
 
 def action_id(name: str) -> int:
     """The id of an action name: ``play:AS`` (also ``play:10s``), ``bid:0`` … ``bid:17``."""
-    if not isinstance(name, str):
-        raise ValueError(f"action name must be a string, got {name!r}")
-    key = name.strip().lower()
-    if key.startswith("play:"):
-        return parse_card(key[len("play:"):])
-    if key in _ACTION_IDS:
-        return _ACTION_IDS[key]
-    raise ValueError(f"unknown action name {name!r}; allowed: play:<card> (e.g. play:AS), bid:0..bid:{MAX_BID}")
+    return _ACTIONS.id(name)
 
 
 # ---------------------------------------------------------------- OpenSpiel's numbering

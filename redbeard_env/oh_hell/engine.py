@@ -8,27 +8,12 @@ permutation that draws a drawn hand size). Events: the family's, per scored deal
 
 from __future__ import annotations
 
-from ..family import engine as _family
+from ..family.engine import ROUND_KEYS, game_engines
 from . import records
 from .parts import OH_HELL
 from .vector import VectorEnv
 
 __all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "ROUND_KEYS"]
 
-ROUND_KEYS = _family.ROUND_KEYS
-
-
-class ReferenceBatch(_family.ReferenceBatch):
-    """Oh Hell's jobs on the reference engine."""
-
-    parts = OH_HELL
-    records = records
-
-
-class VectorBatch(_family.VectorBatch):
-    """Oh Hell's jobs on its batch engine."""
-
-    vector_env = VectorEnv
-
-
-ENGINES = {"vector": VectorBatch, "reference": ReferenceBatch}
+ENGINES = game_engines(__name__, OH_HELL, records, VectorEnv)
+ReferenceBatch, VectorBatch = ENGINES["reference"], ENGINES["vector"]

@@ -34,6 +34,7 @@ from typing import Any, Mapping
 
 from ..common import check_int, is_int, replace_fields
 from ..family.family import Family
+from ..family.rules import FamilyRules, check_fields
 from . import cards as _cards
 from .cards import MAX_BID, NUM_RANKS, NUM_SUITS, SUITS
 
@@ -54,9 +55,10 @@ INT_RANGES: dict[str, tuple[int, int]] = {
 
 
 @dataclass(frozen=True)
-class Rules:
+class Rules(FamilyRules):
     """OpenSpiel's ``oh_hell`` parameters (see the module docstring). Build it with
-    :func:`make_rules`, which validates it."""
+    :func:`make_rules`, which validates it; ``rules.family`` is what the family's engines read
+    (:func:`family_of`)."""
 
     #: tricks (cards per player); -1: drawn uniformly at each deal (OpenSpiel's num_tricks_fixed)
     num_tricks: int = RANDOM_TRICKS
@@ -73,28 +75,13 @@ class Rules:
     def deck_size(self) -> int:
         return self.num_suits * self.num_cards_per_suit
 
-    @property
-    def family(self) -> Family:
-        """These rules as the family engine reads them."""
-        return family_of(self)
-
-    def replace(self, **overrides: Any) -> "Rules":
-        return make_rules(self, **overrides)
-
 
 PRESETS: dict[str, Rules] = {"oh_hell": Rules()}
-FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
 
 
 def validate(rules: Rules) -> Rules:
     """Check every field; raise ``ValueError`` naming the field and the allowed values."""
-    for name in BOOL_FIELDS:
-        if not isinstance(getattr(rules, name), bool):
-            raise ValueError(f"Rules field {name!r} got {getattr(rules, name)!r}; allowed: True or False")
-    for name, (lo, hi) in INT_RANGES.items():
-        value = getattr(rules, name)
-        if not is_int(value) or not lo <= value <= hi:
-            raise ValueError(f"Rules field {name!r} got {value!r}; allowed: an int in {lo}..{hi}")
+    check_fields(rules, CHOICES, BOOL_FIELDS, INT_RANGES)
     k = rules.num_tricks
     if not is_int(k) or not (k == RANDOM_TRICKS or 1 <= k <= MAX_HAND):
         raise ValueError(f"Rules field 'num_tricks' got {k!r}; allowed: -1 (drawn at each deal) or an int in "

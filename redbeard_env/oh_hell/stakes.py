@@ -37,20 +37,20 @@ def rules_page(r: Rules) -> list[dict]:
     """A short rules page: ``[{"title", "text"}]`` from the ``Rules``."""
     tricks = ("a number of cards drawn at random for the deal (as many as the deck allows)"
               if r.num_tricks == RANDOM_TRICKS else f"{r.num_tricks} card{'s' if r.num_tricks != 1 else ''}")
-    return [
-        {"title": "Goal", "text": "Bid exactly the number of tricks you will take. One deal; the most points win."},
-        {"title": "Cards", "text": f"{r.deck_size} cards: {r.num_suits} suit{'s' if r.num_suits != 1 else ''} "
-                                   f"({', '.join(SUIT_NAMES[:r.num_suits])}) of ranks 2 (low) up to "
-                                   f"{RANKS[r.num_cards_per_suit - 1]}. Everyone gets {tricks}, dealt one at a "
-                                   f"time; the next card is turned face up and its suit is trumps."},
-        {"title": "Bidding", "text": "Everyone bids once, left of the dealer first; the dealer bids last and may not "
-                                     "make the bids add up to the number of tricks."},
-        {"title": "Play", "text": "Left of the dealer leads. Follow the led suit if you can, else play any card. The "
-                                  "highest trump wins the trick, else the highest card of the led suit; the winner "
-                                  "leads next."},
-        {"title": "Scoring", "text": f"{r.points_per_trick} per trick taken and {MADE_BID_BONUS} more for an exact bid; "
-                                     f"{_missed(r)}. (OpenSpiel's oh_hell.)"},
-    ]
+    return family.rules_page({
+        "Goal": "Bid exactly the number of tricks you will take. One deal; the most points win.",
+        "Cards": f"{r.deck_size} cards: {r.num_suits} suit{'s' if r.num_suits != 1 else ''} "
+                 f"({', '.join(SUIT_NAMES[:r.num_suits])}) of ranks 2 (low) up to "
+                 f"{RANKS[r.num_cards_per_suit - 1]}. Everyone gets {tricks}, dealt one at a "
+                 f"time; the next card is turned face up and its suit is trumps.",
+        "Bidding": "Everyone bids once, left of the dealer first; the dealer bids last and may not "
+                   "make the bids add up to the number of tricks.",
+        "Play": "Left of the dealer leads. Follow the led suit if you can, else play any card. The "
+                "highest trump wins the trick, else the highest card of the led suit; the winner "
+                "leads next.",
+        "Scoring": f"{r.points_per_trick} per trick taken and {MADE_BID_BONUS} more for an exact bid; "
+                   f"{_missed(r)}. (OpenSpiel's oh_hell.)",
+    })
 
 
 def why_illegal(g, seat: int, name: str) -> str:

@@ -24,6 +24,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..common import parse_card_list
+from ..family.cards import Actions, card_id
 from ..family.family import trick_winner as family_trick_winner
 
 NUM_COLOURS = 4
@@ -51,8 +52,7 @@ def colour_of(card: int) -> int:
 
 
 def card_name(card: int) -> str:
-    if isinstance(card, bool) or not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
-        raise ValueError(f"card id must be in 0..{NUM_CARDS - 1}, got {card!r}")
+    card = card_id(card, NUM_CARDS)
     if card >= 40:
         return f"J{card - 39}"
     return f"{COLOURS[colour_of(card)]}{CARD_VALUE[card]}"
@@ -60,12 +60,8 @@ def card_name(card: int) -> str:
 
 def parse_card(card: "str | int") -> int:
     """A card id from its text (``R7``, ``Y10``, ``J1``; any case) or from an id 0..41."""
-    if isinstance(card, (int, np.integer)) and not isinstance(card, bool):
-        if 0 <= card < NUM_CARDS:
-            return int(card)
-        raise ValueError(f"card id must be in 0..{NUM_CARDS - 1}, got {card!r}")
     if not isinstance(card, str):
-        raise ValueError(f"a card is a string like 'R7', 'Y10' or 'J1' or an id 0..{NUM_CARDS - 1}, got {card!r}")
+        return card_id(card, NUM_CARDS, "'R7', 'Y10' or 'J1'")
     text = card.strip().upper()
     head, digits = text[:1], text[1:]
     if digits.isdigit():
@@ -97,31 +93,20 @@ def trick_winner(cards: Sequence[int]) -> int:
     return family_trick_winner(cards, YELLOW, NUM_VALUES, JOKERS[0])
 
 
-_ACTION_IDS = {f"bid:{k}": BID0 + k for k in range(MAX_BID + 1)}
+_ACTIONS = Actions(NUM_CARDS, MAX_BID, card_name, parse_card, ("play", "discard"),
+                   "play:<card> (e.g. play:Y10), discard:<card>")
 
 
 def action_name(action: int, phase: str = "play") -> str:
     """The name of an action id: ``action_name(39) == "play:Y10"``; in the ``discard``
     phase a card id is named ``discard:<card>``."""
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action id must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
-    if action >= BID0:
-        return f"bid:{action - BID0}"
-    return f"{'discard' if phase == 'discard' else 'play'}:{card_name(int(action))}"
+    return _ACTIONS.name(action, phase)
 
 
 def action_id(name: str) -> int:
     """The id of an action name: ``play:Y10``, ``discard:R2`` (the card's id either way),
     ``bid:0`` … ``bid:7``."""
-    if not isinstance(name, str):
-        raise ValueError(f"action name must be a string, got {name!r}")
-    key = name.strip().lower()
-    for prefix in ("play:", "discard:"):
-        if key.startswith(prefix):
-            return parse_card(key[len(prefix):])
-    if key in _ACTION_IDS:
-        return _ACTION_IDS[key]
-    raise ValueError(f"unknown action name {name!r}; allowed: play:<card> (e.g. play:Y10), discard:<card>, bid:0..bid:7")
+    return _ACTIONS.id(name)
 
 
 def deck_text(rules=None) -> str:

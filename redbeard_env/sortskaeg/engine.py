@@ -8,27 +8,12 @@ the family's, per scored round ``round_hand_size``, ``round_bids`` and ``round_t
 
 from __future__ import annotations
 
-from ..family import engine as _family
+from ..family.engine import ROUND_KEYS, game_engines
 from . import records
 from .parts import SORTSKAEG
 from .vector import VectorEnv
 
 __all__ = ["ReferenceBatch", "VectorBatch", "ENGINES", "ROUND_KEYS"]
 
-ROUND_KEYS = _family.ROUND_KEYS
-
-
-class ReferenceBatch(_family.ReferenceBatch):
-    """Sortskæg's jobs on the reference engine."""
-
-    parts = SORTSKAEG
-    records = records
-
-
-class VectorBatch(_family.VectorBatch):
-    """Sortskæg's jobs on its batch engine."""
-
-    vector_env = VectorEnv
-
-
-ENGINES = {"vector": VectorBatch, "reference": ReferenceBatch}
+ENGINES = game_engines(__name__, SORTSKAEG, records, VectorEnv)
+ReferenceBatch, VectorBatch = ENGINES["reference"], ENGINES["vector"]

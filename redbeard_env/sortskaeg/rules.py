@@ -33,8 +33,9 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..common import check_int, replace_fields, shown
+from ..common import check_int, is_int, replace_fields, shown
 from ..family.family import Family
+from ..family.rules import FamilyRules, check_fields
 from . import cards as _cards
 from .cards import COLOURS, MAX_BID, NUM_CARDS, NUM_JOKERS, NUM_VALUES, YELLOW
 
@@ -54,8 +55,9 @@ MAX_ROUNDS = 100  # longest hand_sizes tuple
 
 
 @dataclass(frozen=True)
-class Rules:
-    """One complete rule set of Sortskæg. Build it with :func:`make_rules`, which validates it."""
+class Rules(FamilyRules):
+    """One complete rule set of Sortskæg. Build it with :func:`make_rules`, which validates it;
+    ``rules.family`` is what the family's engines read (:func:`family_of`)."""
 
     #: cards per player in each round; one round per entry
     hand_sizes: tuple[int, ...] = (7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7)
@@ -75,39 +77,16 @@ class Rules:
     def num_rounds(self) -> int:
         return len(self.hand_sizes)
 
-    @property
-    def family(self) -> Family:
-        """These rules as the family engine reads them (:mod:`redbeard_env.family.family`)."""
-        return family_of(self)
-
-    def replace(self, **overrides: Any) -> "Rules":
-        """A validated copy with some fields changed."""
-        return make_rules(self, **overrides)
-
 
 PRESETS: dict[str, Rules] = {"sortskaeg": Rules()}
-FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def validate(rules: Rules) -> Rules:
     """Check every field; raise ``ValueError`` naming the field and the allowed values."""
-    for name, allowed in CHOICES.items():
-        if getattr(rules, name) not in allowed:
-            raise ValueError(f"Rules field {name!r} got {shown(getattr(rules, name))}; allowed: {' | '.join(map(repr, allowed))}")
-    for name in BOOL_FIELDS:
-        if not isinstance(getattr(rules, name), bool):
-            raise ValueError(f"Rules field {name!r} got {shown(getattr(rules, name))}; allowed: True or False")
-    for name, (lo, hi) in INT_RANGES.items():
-        value = getattr(rules, name)
-        if not _is_int(value) or not lo <= value <= hi:
-            raise ValueError(f"Rules field {name!r} got {shown(value)}; allowed: an int in {lo}..{hi}")
+    check_fields(rules, CHOICES, BOOL_FIELDS, INT_RANGES)
     sizes = rules.hand_sizes
     if (not isinstance(sizes, tuple) or not 1 <= len(sizes) <= MAX_ROUNDS
-            or not all(_is_int(h) and 1 <= h <= MAX_HAND for h in sizes)):
+            or not all(is_int(h) and 1 <= h <= MAX_HAND for h in sizes)):
         raise ValueError(f"Rules field 'hand_sizes' got {shown(sizes)}; allowed: a tuple of 1..{MAX_ROUNDS} "
                          f"hand sizes, each an int in 1..{MAX_HAND}")
     if rules.deal == "carry":
@@ -118,7 +97,8 @@ def validate(rules: Rules) -> Rules:
             if sizes[r] < sizes[r - 1] - 1:
                 raise ValueError(f"Rules field 'hand_sizes' got {shown(sizes)}: under deal='carry' a round may be at "
                                  f"most one card smaller than the one before (round {r}: {sizes[r - 1]} -> {sizes[r]})")
-    return rules
+    ints = {name: int(getattr(rules, name)) for name in INT_RANGES}  # numpy ints as Python ints
+    return dataclasses.replace(rules, hand_sizes=tuple(map(int, sizes)), **ints)
 
 
 def make_rules(rules: "str | Rules | Mapping[str, Any] | None" = "sortskaeg", **overrides: Any) -> Rules:

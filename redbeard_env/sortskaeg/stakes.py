@@ -20,8 +20,8 @@ def stakes(g, seat: int) -> list[dict]:
     """What each answer of ``seat``'s question costs or gains: ``[{"action": name or None,
     "text": ...}]`` (``None``: a note on the whole question)."""
     r = g.rules
-    scoring = (f"An exact bid of k ≥ 1 scores {r.exact_first} + {r.exact_each} × (k − 1); bid 0 and no trick scores "
-               f"{r.zero_bid}; every trick off costs {r.miss_each}.")
+    scoring = (f"An exact bid of k ≥ 1 scores {r.exact_first} + {r.exact_each} × (k − 1); bid 0 and no trick "
+               f"scores {r.zero_bid}; every trick off costs {r.miss_each}.")
     note = ("A joker was led: it wins this trick whatever you play." if g.trick and g.led_colour == NO_COLOUR
             else "Yellow is trumps; a joker can be played any time but only wins when it is led.")
     return family.stakes(g, seat, scoring, f"each trick off costs {r.miss_each}", note)
@@ -33,20 +33,18 @@ def rules_page(r: Rules) -> list[dict]:
     deal = ("Each round is dealt afresh from all 42 cards." if r.deal == "fresh" else
             "The first deal's cards are the game's only cards: in the shrinking rounds you take back the cards you "
             "played and discard one face down; the growing rounds are dealt from the game's cards.")
-    return [
-        {"title": "Goal", "text": "Bid exactly the number of tricks you will take. The highest total after the last "
-                                  "round wins."},
-        {"title": "Cards", "text": "42 cards: red, green, blue and yellow 1–10 and two jokers. Yellow is trumps."},
-        {"title": "Rounds", "text": f"{len(r.hand_sizes)} rounds with {sizes} cards each. {deal}"},
-        {"title": "Bidding", "text": "Everyone bids once, left of the dealer first."
-                                     + (" The dealer may not make the bids add up to the hand size."
-                                        if r.dealer_hook else "")},
-        {"title": "Play", "text": "Follow the led colour if you can; a joker may be played any time. A led joker wins "
-                                  "the trick; otherwise the highest yellow wins, else the highest card of the led "
-                                  "colour. The winner leads next."},
-        {"title": "Scoring", "text": f"Exact bid k ≥ 1: {r.exact_first} + {r.exact_each} × (k − 1) points; bid 0 and "
-                                     f"no trick: {r.zero_bid}; otherwise −{r.miss_each} per trick off."},
-    ]
+    return family.rules_page({
+        "Goal": "Bid exactly the number of tricks you will take. The highest total after the last round wins.",
+        "Cards": "42 cards: red, green, blue and yellow 1–10 and two jokers. Yellow is trumps.",
+        "Rounds": f"{len(r.hand_sizes)} rounds with {sizes} cards each. {deal}",
+        "Bidding": "Everyone bids once, left of the dealer first."
+                   + (" The dealer may not make the bids add up to the hand size." if r.dealer_hook else ""),
+        "Play": "Follow the led colour if you can; a joker may be played any time. A led joker wins "
+                "the trick; otherwise the highest yellow wins, else the highest card of the led "
+                "colour. The winner leads next.",
+        "Scoring": f"Exact bid k ≥ 1: {r.exact_first} + {r.exact_each} × (k − 1) points; bid 0 and "
+                   f"no trick: {r.zero_bid}; otherwise −{r.miss_each} per trick off.",
+    })
 
 
 def why_illegal(g, seat: int, name: str) -> str:

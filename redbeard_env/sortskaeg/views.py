@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..family import views as family
-from ..family.views import (action_name, describe, effects, sheet, sheet_view, shown_action,  # noqa: F401 (the views' API)
-                            truncated, winner, winners)
+from ..family.views import (action_name, describe, effects, sheet, sheet_view,  # noqa: F401 (the views' API)
+                            shown_action, truncated, winner, winners)
 from ..viewparts import seat_label
 from .cards import COLOUR_NAMES, COLOURS, NO_COLOUR, card_name, colour_of
 from .rules import PRESETS
