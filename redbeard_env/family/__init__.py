@@ -21,10 +21,14 @@ module             what it gives the games
 :mod:`~.engine`    the tournaments' batch engines over both engines
 :mod:`~.records`   game records: the ``Recorder``, the structure check and the exact replay
 :mod:`~.metrics`   what a tournament measures (exact bids by hand size, calibration)
+:mod:`~.rules`     ``FamilyRules``, the base of each game's ``Rules``, and its fields' checks
+:mod:`~.cards`     a card id's check, the action ids and names
+:mod:`~.views`     the table views (with :mod:`~.stakes` and :mod:`~.render`), in the
+                   game's words
 =================  ====================================================================
 
-A game of the family holds in its own folder its ``Rules`` (with ``family``) and presets, its
-cards, its observation ``Layout``, its texts (views, stakes, render) and one small subclass or
-call per part above (``raw_env``, ``VectorEnv``, ``ENGINES``, ``Recorder``, ``Records``). Its
-bots build on :mod:`agents.family` the same way.
+A game of the family holds in its own folder its ``Rules`` (with ``family_of``) and presets,
+its cards, its observation ``Layout``, its texts (views, stakes, render) and one small subclass
+or call per part above (``raw_env``, ``VectorEnv``, ``ENGINES``, ``Recorder``, ``Records``).
+Its bots build on :mod:`agents.family` the same way.
 """
