@@ -14,8 +14,10 @@ default budgets, waits until its bots are loaded (``/api/ready``), and then runs
 3. the soak (``--minutes``): every attack at once, with the players.
 
 Every client has an address of its own on the loopback network (players 127.0.1.x,
-attackers 127.0.2.x, ...; Linux routes all of 127/8 to the loopback interface), so the
-server's per-address budgets see them as different machines.
+attackers 127.0.2.x; Linux routes all of 127/8 to the loopback interface), so the server's
+per-address budgets see them as different machines. The attackers run in a process of their
+own, so that their load does not delay the players' event loop (each process's loop lag is
+reported: a busy load generator adds to every latency it measures).
 
 The ordinary players (``--players``) each play a game (a random registered game, 3-5
 players, heuristic or random bots, a short race) with random legal moves and a think time
@@ -43,7 +45,7 @@ reproduction of issue 59 each stands for:
 
 Written to ``--out``: ``soak.json`` (everything), ``rss.csv`` and ``rss.png`` (the RSS curve,
 phases marked), ``latency.csv`` (every player request: seconds, phase, route, status, ms),
-``server.log``. The summary says, per phase: the RSS peak over the warm size, the players'
+``attacks.json`` (the attackers' counts), ``server.log``. The summary says, per phase: the RSS peak over the warm size, the players'
 latency percentiles and errors, and every answer by client and class; 5xx answers are
 listed with their reasons. The script prints numbers and asserts nothing.
 """
@@ -53,6 +55,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import platform
 import random
@@ -91,18 +94,42 @@ def status_class(code: int) -> str:
 
 
 class Stats:
-    def __init__(self, start: float):
+    """What one process of the load generator saw; ``phase`` is the schedule's phase now."""
+
+    def __init__(self, start: float, schedule: list):
         self.start = start
-        self.phase = "warm-up"
+        self.schedule = schedule  # [(phase, begin, end, attacks)], seconds after start
         self.requests: list[tuple[float, str, str, int, float]] = []  # players: seconds, phase, route, status, ms
         self.counts: Counter = Counter()  # "phase|client:class" -> answers
         self.errors: list[str] = []  # the first errors of well-formed requests
         self.server_errors: Counter = Counter()  # "client status: error text" -> answers (5xx)
         self.refusals: Counter = Counter()  # "client status: the error's first words" -> answers (4xx)
-        self.lags: list[tuple[str, float]] = []  # (phase, ms) how late the load generator's loop woke
+        self.lags: list[tuple[str, float]] = []  # (phase, ms) how late this process's loop woke
+        self.attack_lags: list[tuple[str, float]] = []  # the same, of the attackers' process
         self.cpu: dict[str, tuple[float, float]] = {}  # phase -> (server CPU seconds, wall seconds)
-        self.records: list[dict] = []  # finished games' records, for the uploaders
         self.games = 0
+
+    @property
+    def phase(self) -> str:
+        now = time.monotonic() - self.start
+        for name, begin, end, _ in self.schedule:
+            if begin <= now < end:
+                return name
+        return "after" if now >= 0 else "before"
+
+    def dump(self) -> dict:
+        """The counts an attack process sends back (see :meth:`merge`)."""
+        return {"counts": dict(self.counts), "errors": self.errors, "server_errors": dict(self.server_errors),
+                "refusals": dict(self.refusals), "lags": self.lags}
+
+    def merge(self, other: dict) -> None:
+        self.counts.update(other["counts"])
+        self.errors += other["errors"]
+        self.server_errors.update(other["server_errors"])
+        for key, n in other["refusals"].items():
+            if key in self.refusals or len(self.refusals) < 400:
+                self.refusals[key] += n
+        self.attack_lags += [tuple(x) for x in other["lags"]]
 
     def count(self, kind: str, what: str) -> None:
         self.counts[f"{self.phase}|{kind}:{what}"] += 1
@@ -132,7 +159,7 @@ class Stats:
 class Ctx:
     """What every client shares: the server's port, the counts, a long game's record."""
 
-    def __init__(self, port: int, stats: Stats, big_record: dict):
+    def __init__(self, port: int, stats: Stats, big_record: dict | None = None):
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
         self.stats = stats
@@ -273,8 +300,6 @@ async def player(ctx: Ctx, index: int, done: asyncio.Event, think: float) -> Non
             record = await timed(client, stats, "record", "GET", f"/api/games/{view['id']}/record")
             if record is None:
                 continue
-            if len(stats.records) < 50:
-                stats.records.append(record)
             frame = await timed(client, stats, "replay", "POST", "/api/replays", json={"record": record})
             if frame is None:
                 continue
@@ -549,14 +574,29 @@ async def attack_slow(ctx: Ctx, address: str, stop: float, clients: int = 30) ->
     await asyncio.gather(*[one(i) for i in range(clients)])
 
 
+async def a_record(ctx: Ctx, client, kind: str, seed: int) -> dict | None:
+    """The record of a short game against random bots, the human playing at random."""
+    rng = random.Random(seed)
+    game = await own_game(ctx, client, kind, opponents="random", seed=seed,
+                          overrides=short_overrides(GAMES[0], rng))
+    while game is not None and not game["finished"]:
+        r = await request(ctx, client, kind, "POST", f"/api/games/{game['id']}/actions",
+                          json={"action": rng.choice(game["legal"])})
+        game = r.json() if r is not None and r.status_code == 200 else None
+    r = await request(ctx, client, kind, "GET", f"/api/games/{game['id']}/record") if game else None
+    return r.json() if r is not None and r.status_code == 200 else None
+
+
 async def attack_uploads(ctx: Ctx, address: str, stop: float) -> None:
     rng = random.Random(address)
     async with ctx.client(address) as client:
+        records: list[dict] = []
         while await until(stop):
-            if not ctx.stats.records:
-                await asyncio.sleep(1)
+            if len(records) < 3:
+                record = await a_record(ctx, client, "upload-own-game", rng.randrange(10**6))
+                records += [record] if record else []
                 continue
-            record = dict(rng.choice(ctx.stats.records))
+            record = dict(rng.choice(records))
             kind = rng.choice(["valid", "big-meta", "too-large", "broken"])
             if kind == "big-meta":
                 record["meta"] = {"junk": [rng.random() for _ in range(30_000)]}  # ~0.6 MB, within the budget
@@ -612,31 +652,59 @@ def attack_address(name: str) -> str:
 
 
 # ---------------------------------------------------------------- the run
-async def run(args, port: int, pid: int, stats: Stats, curve: list, big: dict) -> dict:
-    ctx = Ctx(port, stats, big)
+def make_schedule(args) -> list:
+    """[(phase, begin, end, attacks)] in seconds after the start."""
+    phases = [("warm-up", args.warm_seconds, [])]
+    if args.each > 0:
+        phases += [(f"alone:{name}", args.each, [name]) for name in args.attacks]
+    if args.minutes > 0:
+        phases.append(("soak", args.minutes * 60, list(args.attacks)))
+    out, t = [], 0.0
+    for name, seconds, attacks in phases:
+        out.append((name, t, t + seconds, attacks))
+        t += seconds
+    return out
+
+
+def attack_process(port: int, schedule: list, start: float, big_path: str, result_path: str) -> None:
+    """The attacks, in a process of their own (their load is not the players' loop's): each
+    phase's attacks from its begin to its end; the counts are written to ``result_path``."""
+    stats = Stats(start, schedule)
+    big = json.loads(Path(big_path).read_text()) if big_path else None
+
+    async def main() -> None:
+        ctx = Ctx(port, stats, big)
+        done = asyncio.Event()
+        lag = asyncio.ensure_future(loop_lag(done, stats))
+        for name, begin, end, attacks in schedule:
+            await asyncio.sleep(max(start + begin - time.monotonic(), 0))
+            await asyncio.gather(*[RUN[a](ctx, attack_address(a), start + end) for a in attacks],
+                                 asyncio.sleep(max(start + end - time.monotonic(), 0)))
+        done.set()
+        await lag
+
+    try:
+        asyncio.run(main())
+    finally:
+        Path(result_path).write_text(json.dumps(stats.dump()))
+
+
+async def run(args, port: int, pid: int, stats: Stats, curve: list) -> dict:
+    """The players, the RSS samples and the server's CPU per phase, until the schedule ends."""
+    ctx = Ctx(port, stats)
     done = asyncio.Event()
     windows: dict[str, tuple[float, float]] = {}
+    await asyncio.sleep(max(stats.start - time.monotonic(), 0))
     sampler = asyncio.ensure_future(sample_rss(pid, args.sample_seconds, done, stats, curve))
     lag = asyncio.ensure_future(loop_lag(done, stats))
     players = [asyncio.ensure_future(player(ctx, i, done, args.think)) for i in range(args.players)]
-
-    async def phase(name: str, seconds: float, attacks: list[str]) -> None:
-        stats.phase = name
-        begin, cpu = time.monotonic(), cpu_seconds(pid)
-        stop = begin + seconds
-        await asyncio.gather(*[RUN[a](ctx, attack_address(a), stop) for a in attacks],
-                             asyncio.sleep(max(stop - time.monotonic(), 0)))
-        windows[name] = (begin - stats.start, time.monotonic() - stats.start)
-        stats.cpu[name] = (cpu_seconds(pid) - cpu, time.monotonic() - begin)
-        print(f"  {name:16s} {progress(stats, curve, name)}", flush=True)
-
     try:
-        await phase("warm-up", args.warm_seconds, [])
-        if args.each > 0:
-            for name in args.attacks:
-                await phase(f"alone:{name}", args.each, [name])
-        if args.minutes > 0:
-            await phase("soak", args.minutes * 60, list(args.attacks))
+        for name, begin, end, _ in stats.schedule:
+            cpu = cpu_seconds(pid)
+            await asyncio.sleep(max(stats.start + end - time.monotonic(), 0))
+            windows[name] = (begin, end)
+            stats.cpu[name] = (cpu_seconds(pid) - cpu, end - begin)
+            print(f"  {name:16s} {progress(stats, curve, name)}", flush=True)
     finally:
         done.set()
         await asyncio.gather(*players, sampler, lag, return_exceptions=True)
@@ -671,6 +739,8 @@ def summarize(args, stats: Stats, curve: list, windows: dict, ready_seconds: flo
             "server_cpu_share": round(stats.cpu[name][0] / stats.cpu[name][1], 2) if name in stats.cpu else None,
             "load_generator_lag_ms_p95": float(np.percentile(lags, 95)) if len(lags := [ms for p, ms in stats.lags
                                                                                         if p == name]) else None,
+            "attackers_lag_ms_p95": float(np.percentile(lags, 95)) if len(lags := [ms for p, ms in stats.attack_lags
+                                                                                    if p == name]) else None,
             "player_errors": sum(v for k, v in counts.items() if k.startswith("player:") and k != "player:200"),
             "5xx": sum(v for k, v in counts.items() if k.split(":")[-1][:1] == "5"),
             "answers": counts,
@@ -725,12 +795,14 @@ def print_report(result: dict) -> None:
     print(f"warm size {result['warm_rss_mb']:.0f} MB (bots loaded in {result['bots_loaded_seconds']} s); "
           f"RSS max {result['rss_max_mb']:.0f} MB")
     print(f"{'phase':18s} {'RSS max over warm':>17s} {'requests':>8s} {'p50 ms':>7s} {'p95 ms':>7s} {'p99 ms':>7s} "
-          f"{'max ms':>7s} {'player errors':>13s} {'5xx':>5s} {'server CPU':>10s} {'client lag p95':>14s}")
+          f"{'max ms':>7s} {'player errors':>13s} {'5xx':>5s} {'server CPU':>10s} {'lag p95 players':>15s} "
+          f"{'attackers':>9s}")
     for name, ph in result["phases"].items():
         lat = ph["player_latency_ms"]
         print(f"{name:18s} {ph['rss_over_warm_mb']:+17.0f} {lat['requests']:8d} {lat.get('p50', 0):7.0f} "
               f"{lat.get('p95', 0):7.0f} {lat.get('p99', 0):7.0f} {lat['max'] or 0:7.0f} {ph['player_errors']:13d} "
-              f"{ph['5xx']:5d} {ph['server_cpu_share']:10.2f} {ph['load_generator_lag_ms_p95'] or 0:14.0f}")
+              f"{ph['5xx']:5d} {ph['server_cpu_share']:10.2f} {ph['load_generator_lag_ms_p95'] or 0:15.0f} "
+              f"{ph['attackers_lag_ms_p95'] or 0:9.0f}")
     if result["soak_routes_ms"]:
         print("players' requests in the soak, by route (ms):",
               "; ".join(f"{k} {v['requests']} p50 {v['p50']:.0f} p95 {v['p95']:.0f} max {v['max']:.0f}"
@@ -776,14 +848,26 @@ def main(argv=None) -> dict:
     print(f"web soak: {args.players} players, warm-up {args.warm_seconds:g} s, each attack alone {args.each:g} s, "
           f"soak {args.minutes:g} min with {', '.join(args.attacks)}; {os.cpu_count()} CPUs; load average "
           f"{args.load_at_start:.2f}", flush=True)
-    big = big_record(out / "long_record.json") if "replays" in args.attacks else {}
+    big_path = out / "long_record.json"
+    if "replays" in args.attacks:
+        big_record(big_path)
+    schedule = make_schedule(args)
     proc, port = start_server(out / "server.log", args.server_args.split())
-    stats, curve, windows = Stats(time.monotonic()), [], {}
+    attackers = None
+    stats, curve, windows = Stats(0.0, schedule), [], {}
     try:
         ready = asyncio.run(wait_ready(f"http://127.0.0.1:{port}"))
-        stats.start = time.monotonic()
-        windows = asyncio.run(run(args, port, proc.pid, stats, curve, big))
+        stats.start = time.monotonic() + 2.0  # time for the attackers' process to start
+        attackers = multiprocessing.get_context("spawn").Process(
+            target=attack_process, args=(port, schedule, stats.start, str(big_path) if big_path.exists() else "",
+                                         str(out / "attacks.json")), daemon=True)
+        attackers.start()
+        windows = asyncio.run(run(args, port, proc.pid, stats, curve))
+        attackers.join(60)
+        stats.merge(json.loads((out / "attacks.json").read_text()))
     finally:
+        if attackers is not None and attackers.is_alive():
+            attackers.terminate()
         proc.terminate()
         try:
             proc.wait(10)

@@ -28,6 +28,9 @@ from redbeard_env.records import check_appendable
 from .limits import Limits, option_name, parse_size, positive_number, show_size
 from .session import BotPool
 
+# The event loop waits for the interpreter lock at every socket call while a worker thread
+# computes (a bot, a record checked); a shorter switch interval shortens each wait.
+SWITCH_SECONDS = 0.001
 SIZE_FIELDS = ("body_size", "record_size", "replay_memory", "log_size", "records_size")
 
 
@@ -169,6 +172,7 @@ def main(argv: list[str] | None = None) -> None:
     port = sock.getsockname()[1]  # the real port, also for --port 0
     shown = f"[{host}]" if ":" in host else "localhost" if loopback else host
     print(f"redbeard-web: open http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
+    sys.setswitchinterval(SWITCH_SECONDS)
     uvicorn.Server(server_config(app, limits, trusted)).run(sockets=[sock])
 
 

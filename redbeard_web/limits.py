@@ -16,7 +16,7 @@ is the field's ``help``)::
                       --log-size 1M           the largest replay log answered (its first moves beyond)
     request bodies    --body-size 64K         a new game's or an action's body
     record uploads    --record-size 1M        a record sent for a replay, one at a time per address
-    replay memory     --replay-memory 64M     the estimated memory of every open replay
+    replay memory     --replay-memory 32M     the estimated memory of every open replay
     replay work       --replay-seconds-per-minute 6  worker seconds a minute per address on replays
     records file      --records-size 64M      the --records file is rotated at this size
     busy games        --lock-seconds 10       a request waits this long for a busy game
@@ -94,7 +94,7 @@ class Limits:
     body_size: int = _limit(64 * KIB, "largest body of a new game or an action", "bytes")
     record_size: int = _limit(1 * MIB, "largest record uploaded for a replay (one at a time from an address)",
                               "bytes")
-    replay_memory: int = _limit(64 * MIB, "estimated memory of all open replays; the least recently "
+    replay_memory: int = _limit(32 * MIB, "estimated memory of all open replays; the least recently "
                                            "used are dropped beyond it", "bytes")
     records_size: int = _limit(64 * MIB, "the --records file is renamed FILE.1 (older ones FILE.2 ... FILE.4, "
                                          "the oldest dropped) when a record would take it beyond this", "bytes")
