@@ -8,7 +8,9 @@
   report its time per searched decision; 0 for bots that do not search).
 
 Every game's bots share it (masks [B, the game's number of actions]); a bot's ``game``
-attribute names the game it plays (None: any game).
+attribute names the game it plays (None: any game). A factory that takes a ``game`` is given
+the registry's ``Game`` by :func:`agents.registry.make_agent` (or a name, from older code:
+:func:`redbeard_env.registry.as_game` reads both).
 
 Every shipped bot declares the parameters a spec may set and what a decision costs
 (``PARAMS`` and ``COST``, :mod:`agents.params`): the registry checks specs against them, and
@@ -28,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from redbeard_env.registry import game_named
+from redbeard_env.registry import Game, as_game
 
 
 class Agent:
@@ -107,13 +109,19 @@ def check_masks(mask: np.ndarray, num_actions: int) -> np.ndarray:
 
 
 @functools.cache
-def observation_bounds(game: str) -> tuple[float, float]:
+def _batch_shape(game: str) -> tuple[int, int, float, float]:
+    """``(number of actions, observation size, least and greatest observation value)`` of
+    the game named ``game`` (looked up once: bots name their game)."""
+    info = as_game(game)
+    return info.num_actions, info.obs_size, float(info.parts.observation.OBS_LOW), float(info.parts.observation.OBS_HIGH)
+
+
+def observation_bounds(game: "Game | str") -> tuple[float, float]:
     """The least and greatest value of ``game``'s observations (its observation space)."""
-    module = game_named(game).parts.observation
-    return float(module.OBS_LOW), float(module.OBS_HIGH)
+    return _batch_shape(game.name if isinstance(game, Game) else game)[2:]
 
 
-def check_finite(obs: np.ndarray, game: str | None = None) -> np.ndarray:
+def check_finite(obs: np.ndarray, game: "Game | str | None" = None) -> np.ndarray:
     """``obs`` [B, D] unchanged if every value is a finite number (with ``game``: within
     its observation bounds, :func:`observation_bounds`); else a ``ValueError`` naming the
     first bad row and column (a NaN, an infinity or a value no game state encodes, such as
@@ -130,14 +138,14 @@ def check_finite(obs: np.ndarray, game: str | None = None) -> np.ndarray:
     return obs
 
 
-def check_batch(obs: Any, mask: Any, game: str) -> tuple[np.ndarray, np.ndarray]:
+def check_batch(obs: Any, mask: Any, game: "Game | str") -> tuple[np.ndarray, np.ndarray]:
     """A batch as ``game``'s bots take it: ``(observations float32 [B, D], legal bool [B,
     A])``; a ``ValueError`` for masks :func:`check_masks` refuses, observations of another
     shape or count than the masks, and values :func:`check_finite` refuses."""
-    info = game_named(game)
-    legal = check_masks(mask, info.num_actions)
+    num_actions, obs_size, _, _ = _batch_shape(game.name if isinstance(game, Game) else game)
+    legal = check_masks(mask, num_actions)
     obs = np.asarray(obs, dtype=np.float32)
-    if obs.ndim != 2 or obs.shape != (len(legal), info.obs_size):
-        raise ValueError(f"observations must have shape [{len(legal)}, {info.obs_size}] (one per mask), "
+    if obs.ndim != 2 or obs.shape != (len(legal), obs_size):
+        raise ValueError(f"observations must have shape [{len(legal)}, {obs_size}] (one per mask), "
                          f"got {list(obs.shape)}")
     return check_finite(obs, game), legal

@@ -60,7 +60,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from redbeard_env.registry import game_named, registered_games
+from redbeard_env.registry import LEGACY_GAME, Game, as_game, game_of_data
 
 from .base import Agent, check_batch
 from .params import SEED, Bool, Choice, Text
@@ -70,39 +70,40 @@ FORMAT = "redbeard-ppo"
 VERSION = 3
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 PRIOR_CLIP = 10.0  # utility points below the best action where the prior stops caring
-DEFAULT_GAME = registered_games()[0]  # of calls and checkpoints that name no game
 MAX_LAYERS, MAX_WIDTH = 8, 8192  # a checkpoint's network beyond these is refused unread
 _prior_bots: dict[tuple[str, str], Any] = {}
 
 
-def feature_size(game: str) -> int:
+def feature_size(game: "Game | str") -> int:
     """The network's input size for ``game``: observation + extra block + prior block."""
-    info = game_named(game)
-    return info.obs_size + training_of(game).EXTRA_SIZE + info.num_actions
+    info = as_game(game)
+    return info.obs_size + training_of(info).EXTRA_SIZE + info.num_actions
 
 
-def check_prior(prior: str, game: str) -> str:
-    priors = training_of(game).PRIORS
-    if prior not in priors:
-        raise ValueError(f"unknown policy prior {str(prior)[:100]!r} for {game}; allowed: {', '.join(repr(p) for p in priors)}")
+def check_prior(prior: str, game: "Game | str") -> str:
+    info = as_game(game)
+    if prior not in (priors := training_of(info).PRIORS):
+        raise ValueError(f"unknown policy prior {str(prior)[:100]!r} for {info.name}; allowed: "
+                         f"{', '.join(repr(p) for p in priors)}")
     return prior
 
 
-def prior_agent(prior: str, game: str):
+def prior_agent(prior: str, game: "Game | str"):
     """The bot behind a prior (one shared, deterministic instance per game and name)."""
-    check_prior(prior, game)
-    if (game, prior) not in _prior_bots:
-        _prior_bots[(game, prior)] = make_agent(prior, game=game)
-    return _prior_bots[(game, prior)]
+    info = as_game(game)
+    check_prior(prior, info)
+    if (info.name, prior) not in _prior_bots:
+        _prior_bots[(info.name, prior)] = make_agent(prior, game=info)
+    return _prior_bots[(info.name, prior)]
 
 
 def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str, values: np.ndarray | None = None,
-                game: str = DEFAULT_GAME) -> np.ndarray:
+                game: "Game | str" = LEGACY_GAME) -> np.ndarray:
     """float32 [B, A]: the prior bot's action utilities relative to its best legal
     action, in [-1, 0]; exactly 0 only at the bot's choice (see the module docstring).
     ``values`` are the bot's ``action_values`` for these rows when the caller already has
     them (the trainer shares one call between the prior and heuristic opponents)."""
-    actions = game_named(game).num_actions
+    actions = as_game(game).num_actions
     if values is None:
         values = prior_agent(prior, game).action_values(obs, mask)
     elif values.shape != (len(obs), actions):
@@ -116,24 +117,25 @@ def prior_block(obs: np.ndarray, mask: np.ndarray, prior: str, values: np.ndarra
 
 
 def policy_features(obs: np.ndarray, mask: np.ndarray | None = None, prior: str = "",
-                    prior_values: np.ndarray | None = None, game: str = DEFAULT_GAME) -> np.ndarray:
+                    prior_values: np.ndarray | None = None, game: "Game | str" = LEGACY_GAME) -> np.ndarray:
     """Observations [B, D] of ``game`` (and the action masks [B, A], needed with a prior)
     -> network input [B, feature_size(game)] (see the module docstring). ``prior_values``:
     the prior bot's ``action_values`` for these rows, if already computed."""
-    info, spec = game_named(game), training_of(game)
+    info = as_game(game)
+    spec = training_of(info)
     obs = np.asarray(obs, dtype=np.float32)
     if obs.ndim != 2 or obs.shape[1] != info.obs_size:
-        raise ValueError(f"{game} observations have shape [B, {info.obs_size}], got {tuple(obs.shape)}")
-    out = np.zeros((len(obs), feature_size(game)), dtype=np.float32)
+        raise ValueError(f"{info.name} observations have shape [B, {info.obs_size}], got {tuple(obs.shape)}")
+    out = np.zeros((len(obs), feature_size(info)), dtype=np.float32)
     out[:, :info.obs_size] = obs
     prior_at = info.obs_size + spec.EXTRA_SIZE
     if spec.EXTRA_SIZE:
         out[:, info.obs_size:prior_at] = spec.extra(obs)
-    if check_prior(prior, game):
+    if check_prior(prior, info):
         if mask is None:
             raise ValueError(f"the {prior!r} prior needs the action mask")
         if len(obs):
-            out[:, prior_at:] = prior_block(obs, mask, prior, prior_values, game)
+            out[:, prior_at:] = prior_block(obs, mask, prior, prior_values, info)
     return out
 
 
@@ -188,16 +190,16 @@ class PolicyNet(nn.Module):
     Checkpoints of the default settings have exactly the shipped policies' weights."""
 
     def __init__(self, obs_size: int | None = None, hidden: tuple[int, ...] = (256, 256),
-                 num_actions: int | None = None, prior: str = "", prior_scale: float = 2.0, game: str = DEFAULT_GAME,
-                 critic: str = "shared", belief: bool = False):
+                 num_actions: int | None = None, prior: str = "", prior_scale: float = 2.0,
+                 game: "Game | str" = LEGACY_GAME, critic: str = "shared", belief: bool = False):
         super().__init__()
-        info = game_named(game)
-        self.game = info.name
-        obs_size = feature_size(game) if obs_size is None else obs_size
+        info = as_game(game)
+        self.info, self.game = info, info.name
+        obs_size = feature_size(info) if obs_size is None else obs_size
         num_actions = info.num_actions if num_actions is None else num_actions
         self.obs_size, self.hidden, self.num_actions = obs_size, tuple(hidden), num_actions
         self.prior_offset = obs_size - num_actions  # the prior block closes the features
-        self.prior = check_prior(prior, game)
+        self.prior = check_prior(prior, info)
         if critic not in CRITICS:
             raise ValueError(f"critic must be one of {CRITICS}, got {str(critic)[:40]!r}")
         self.critic_kind, self.belief = critic, bool(belief)
@@ -270,7 +272,7 @@ class PolicyNet(nn.Module):
 
     def features(self, obs: np.ndarray, mask: np.ndarray, prior_values: np.ndarray | None = None) -> np.ndarray:
         """This network's input for observations and masks (numpy, float32)."""
-        return policy_features(obs, mask, self.prior, prior_values, self.game)
+        return policy_features(obs, mask, self.prior, prior_values, self.info)
 
     def act(self, obs: torch.Tensor, mask: torch.Tensor, greedy: bool = False, generator=None,
             privileged: torch.Tensor | None = None, prior_block: torch.Tensor | None = None):
@@ -323,7 +325,7 @@ def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------ checkpoints
-def prior_spec(prior: str, game: str) -> str:
+def prior_spec(prior: str, game: "Game | str") -> str:
     """The prior bot's full spec, every parameter spelled out (``heuristic:win_value=10.0,...``):
     a checkpoint's play depends on all of them, so it records them."""
     if not check_prior(prior, game):
@@ -334,7 +336,7 @@ def prior_spec(prior: str, game: str) -> str:
     return f"{prior}:" + ",".join(items)
 
 
-def behaviour_identity(prior: str, game: str = DEFAULT_GAME) -> dict[str, str]:
+def behaviour_identity(prior: str, game: "Game | str" = LEGACY_GAME) -> dict[str, str]:
     """What a policy's play depends on besides its weights, as this code has it: the prior
     bot's full spec and the game's feature identity (observation and feature layout, and
     any table its extra block reads)."""
@@ -348,9 +350,9 @@ def save_checkpoint(path: "str | Path", net: PolicyNet, *, rules=None, num_playe
         "format": FORMAT,
         "version": VERSION,
         "game": net.game,
-        "features": training_of(net.game).DESCRIPTION,
+        "features": training_of(net.info).DESCRIPTION,
         "prior": net.prior,
-        "identity": behaviour_identity(net.prior, net.game),
+        "identity": behaviour_identity(net.prior, net.info),
         "obs_size": net.obs_size,
         "num_actions": net.num_actions,
         "hidden": list(net.hidden),
@@ -524,10 +526,10 @@ def _value_words(value: Any) -> str:
     return ",".join(map(str, value)) if isinstance(value, (tuple, list)) else str(value)
 
 
-def rules_sheet(game: str, rules: Any) -> tuple[str, dict]:
+def rules_sheet(game: "Game | str", rules: Any) -> tuple[str, dict]:
     """The rule sheet (preset) of ``game`` nearest ``rules`` and the fields that differ from
     it (the fewest; ties go to the game's default sheet, then the sheets' order)."""
-    info = game_named(game)
+    info = as_game(game)
     fields = dataclasses.asdict(rules)
     best: tuple[str, dict] | None = None
     for preset in sorted(info.presets, key=lambda p: p != info.default_rules):
@@ -544,8 +546,7 @@ def trained_table(payload: dict) -> TrainedTable:
     ``config`` (game, rules preset, overrides, player counts) where it has one, else the
     ``rules`` fields and ``num_players`` older files record."""
     config = payload.get("config") if isinstance(payload.get("config"), dict) else {}
-    game = payload.get("game", DEFAULT_GAME)
-    info = game_named(game)
+    info = game_of_data(payload)
     rules = preset = None
     overrides: dict = {}
     recorded, named = payload.get("rules"), config.get("rules")
@@ -559,25 +560,25 @@ def trained_table(payload: dict) -> TrainedTable:
     if isinstance(named, str) and named in info.presets:
         preset, overrides = named, dict(config.get("overrides") or {})
     elif rules is not None:
-        preset, overrides = rules_sheet(game, rules)
+        preset, overrides = rules_sheet(info, rules)
     players = config.get("players")
     if not (isinstance(players, (list, tuple)) and players):
         players = [payload["num_players"]] if isinstance(payload.get("num_players"), int) else []
-    return TrainedTable(game, rules, preset, overrides, tuple(int(n) for n in players))
+    return TrainedTable(info.name, rules, preset, overrides, tuple(int(n) for n in players))
 
 
-def fits_table(trained: "TrainedTable | dict", game: str, rules: Any, num_players: int) -> bool:
+def fits_table(trained: "TrainedTable | dict", game: "Game | str", rules: Any, num_players: int) -> bool:
     """Whether a policy (its :class:`TrainedTable`, or its checkpoint's payload) was trained
     at this table: the same game, equal ``Rules`` (a sheet with overrides that make the
     same fields is the same table) and ``num_players`` among its player counts. A file
     that does not record its table fits none."""
     if isinstance(trained, dict):
         trained = trained_table(trained)
-    return (trained.game == game and trained.rules is not None and trained.rules == rules
+    return (trained.game == as_game(game).name and trained.rules is not None and trained.rules == rules
             and num_players in trained.players)
 
 
-def misfit_note(spec: str, trained: "TrainedTable | dict", game: str, rules: Any, num_players: int,
+def misfit_note(spec: str, trained: "TrainedTable | dict", game: "Game | str", rules: Any, num_players: int,
                 preset: str | None = None) -> str | None:
     """``"ppo:X was trained at classic, 4 players; this table is fem_opp, 5 players"``, or
     None when the policy was trained at this table (:func:`fits_table`). ``preset``: the
@@ -590,7 +591,7 @@ def misfit_note(spec: str, trained: "TrainedTable | dict", game: str, rules: Any
     if preset is None:
         preset, overrides = rules_sheet(game, rules)
     else:
-        sheet = dataclasses.asdict(game_named(game).make_rules(preset))
+        sheet = dataclasses.asdict(as_game(game).make_rules(preset))
         overrides = {k: v for k, v in dataclasses.asdict(rules).items() if sheet.get(k) != v}
     return f"{spec} was trained at {trained.text()}; this table is {table_text(preset, overrides, num_players)}"
 
@@ -605,7 +606,8 @@ def spec_table(spec: str) -> TrainedTable | None:
     return trained_table(read_payload(resolve_checkpoint(str(checkpoint))))
 
 
-def table_notes(specs: Iterable[Any], game: str, rules: Any, num_players: int, preset: str | None = None) -> list[str]:
+def table_notes(specs: Iterable[Any], game: "Game | str", rules: Any, num_players: int,
+                preset: str | None = None) -> list[str]:
     """:func:`misfit_note` for every ``ppo`` spec among ``specs`` (once each) whose policy
     was not trained at this table; other specs and bot objects are passed over."""
     notes = []
@@ -656,9 +658,9 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
     if payload.get("version") != VERSION:
         raise ValueError(f"{where} has checkpoint version {payload.get('version')}, this code reads {VERSION} "
                          f"(version 2 files do not record the prior bot, table and layout they were trained with)")
-    game = payload.get("game", DEFAULT_GAME)  # files from before the second game are the first's
     try:
-        size, num_actions = feature_size(game), game_named(game).num_actions
+        game = game_of_data(payload)  # files from before games had names: LEGACY_GAME's
+        size, num_actions = feature_size(game), game.num_actions
     except ValueError as exc:
         raise ValueError(f"{where} is for a game this code does not have: {exc}") from None
     if payload.get("obs_size") != size or payload.get("num_actions") != num_actions:
@@ -697,7 +699,7 @@ def load_checkpoint(name_or_path: str, device: str = "cpu") -> tuple[PolicyNet, 
     return net.to(device).eval(), payload
 
 
-def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str, game: str = DEFAULT_GAME,
+def policy_from_weights(state_dict: dict, hidden: tuple[int, ...], prior: str, game: "Game | str" = LEGACY_GAME,
                         critic: str = "shared", belief: bool = False) -> PolicyNet:
     """A network with these weights, built without touching the global torch generator:
     its layers are made on the meta device (no random initialisation, which the weights
@@ -769,7 +771,7 @@ class PPOAgent(Agent):
     COST = 5.0  # cost units (agents.params): a decision among many in a batch
 
     def __init__(self, checkpoint: str, greedy: bool = True, seed: int = 0, device: str = "cpu",
-                 game: str | None = None):
+                 game: "Game | str | None" = None):
         if not isinstance(greedy, bool):
             raise ValueError(f"greedy must be True or False, got {str(greedy)[:40]!r}")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
@@ -777,8 +779,8 @@ class PPOAgent(Agent):
         device = check_device(device)
         self.net, self.meta = shared_policy(checkpoint, device)
         self.game = self.net.game
-        if game is not None and game != self.game:
-            raise ValueError(f"ppo:{str(checkpoint)[:100]} plays {self.game}, this table plays {game}")
+        if game is not None and as_game(game).name != self.game:
+            raise ValueError(f"ppo:{str(checkpoint)[:100]} plays {self.game}, this table plays {as_game(game).name}")
         self.device = device
         self.greedy = greedy
         self.generator = torch.Generator(device=device).manual_seed(seed)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from redbeard_env.registry import game_named, registered_games
+from redbeard_env.registry import Game, as_game
 
 from .base import Agent, check_batch
 from .params import SEED
@@ -14,9 +14,9 @@ class RandomAgent(Agent):
     PARAMS = {"seed": SEED}
     COST = 0.5  # cost units (agents.params): a decision among many in a batch
 
-    def __init__(self, seed: int | None = None, game: str | None = None):
-        self.game = registered_games()[0] if game is None else game
-        self.num_actions = game_named(self.game).num_actions
+    def __init__(self, seed: int | None = None, game: "Game | str | None" = None):
+        info = as_game(game)
+        self.game, self.num_actions = info.name, info.num_actions
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 

@@ -22,10 +22,12 @@ names, ``agents.<game>``, entries ``"module:factory"``, imported on first use), 
 the bots registered for every game, then in :data:`SHARED_BOTS` (so a registered name
 shadows a shipped one). A name that only another game knows is refused with one line
 naming that game; a game's ``ALIASES`` keep old flat names working
-(``sortskaeg_heuristic``). Without a ``game``, an alias means its own game and anything
-else the first registered game. A bot of every game made without a ``game`` picks its own
-(``ppo:`` the checkpoint's). A factory returns an :class:`~agents.base.Agent` (the
-interface is in :mod:`agents.base`); the bot's ``game`` attribute says what it plays.
+(``sortskaeg_heuristic``). A ``game`` is a registered ``Game`` or its name, resolved once
+here and passed down as the object (to a factory that takes a ``game``); without one, an
+alias means its own game and anything else :data:`~redbeard_env.registry.LEGACY_GAME` (calls
+from before games had names). A bot of every game made without a ``game`` picks its own
+(``ppo:`` the checkpoint's). A factory returns an :class:`~agents.base.Agent` (the interface
+is in :mod:`agents.base`); the bot's ``game`` attribute names what it plays.
 
 Every shipped bot declares its parameters (:mod:`agents.params`: a ``PARAMS`` table of
 types and allowed values, and a ``COST`` a decision costs), and :func:`check_spec` checks
@@ -46,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from redbeard_env.common import parse_literal
-from redbeard_env.registry import game_named, load_object, registered_games
+from redbeard_env.registry import LEGACY_GAME, Game, as_game, load_object, registered_games
 
 from .base import Agent
 from .params import MAX_NESTING, Param
@@ -77,14 +79,14 @@ class Spec:
     text: str = ""
 
 
-def register(name: str, factory: Callable[..., Agent] | None = None, *, game: str | None = None,
+def register(name: str, factory: Callable[..., Agent] | None = None, *, game: "Game | str | None" = None,
              overwrite: bool = False):
     """Register ``factory(*args, **kwargs) -> Agent`` under ``name`` for ``game`` (None:
     every game); usable as a decorator."""
     if not name or not name.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"agent name must be alphanumeric (with _ or -), got {_quote(name)}")
     if game is not None:
-        game_named(game)  # ValueError for an unknown game
+        game = as_game(game).name  # ValueError for an unknown game
 
     def add(f):
         key = (game, name.lower())
@@ -136,33 +138,58 @@ def parse_spec(spec: str) -> Spec:
 
 
 @functools.cache
-def game_bots(game: str) -> dict[str, str]:
+def _bots_module(game: Game) -> Any:
+    """A game's bots module, checked: its part of the contract is a ``BOTS`` mapping."""
+    module = load_object(game.bots)
+    if not isinstance(getattr(module, "BOTS", None), dict):
+        raise ValueError(f"game {game.name!r}: its bots module {game.bots} has no BOTS (bot name -> 'module:factory')")
+    return module
+
+
+def game_bots(game: "Game | str") -> dict[str, str]:
     """The bots of ``game``: name -> ``"module:factory"`` (its bots module's ``BOTS``)."""
-    return dict(load_object(game_named(game).bots).BOTS)
+    return dict(_bots_module(as_game(game)).BOTS)
 
 
 @functools.cache
-def _aliases() -> dict[str, tuple[str, str]]:
-    """Old names of games' bots: alias -> (game, name)."""
-    out: dict[str, tuple[str, str]] = {}
-    for g in registered_games():
-        for alias, name in getattr(load_object(game_named(g).bots), "ALIASES", {}).items():
-            out[alias] = (g, name)
+def _aliases_of(games: tuple[str, ...]) -> dict[str, tuple[Game, str]]:
+    out: dict[str, tuple[Game, str]] = {}
+    for name in games:
+        game = as_game(name)
+        for alias, bot in getattr(_bots_module(game), "ALIASES", {}).items():
+            out[alias] = (game, bot)
     return out
 
 
-@functools.cache
-def training_of(game: str) -> Any:
-    """The game's training module (``agents/<game>/training.py``: what the trainer and its
-    policies need from the game: ``EXTRA_SIZE``, ``PRIORS``, ``DESCRIPTION``, ``extra``,
-    ``identity``, ``round_gain``, ``score_gain``); ``ValueError`` for an unknown game."""
-    return load_object(load_object(game_named(game).bots).TRAINING)
+def _aliases() -> dict[str, tuple[Game, str]]:
+    """Old names of the registered games' bots: alias -> (game, name)."""
+    return _aliases_of(registered_games())
 
 
-def available_agents(game: str | None = None) -> list[str]:
-    """The bot names a spec may use in ``game`` (None: the first registered game)."""
-    game = registered_games()[0] if game is None else game
-    names = set(game_bots(game)) | set(SHARED_BOTS) | {n for g, n in _REGISTERED if g in (None, game)}
+def training_of(game: "Game | str") -> Any:
+    """The game's training part (``agents/<game>/training.py``, named by its bots module's
+    ``TRAINING``: what the trainer and its policies need from the game: ``EXTRA_SIZE``,
+    ``PRIORS``, ``DESCRIPTION``, ``extra``, ``identity``, ``round_gain``, ``score_gain``,
+    ``held_cards``); ``ValueError`` for an unknown game or one without a training part."""
+    game = as_game(game)
+    path = getattr(_bots_module(game), "TRAINING", None)
+    if path is None:
+        raise ValueError(f"{game.title} has no training part (its bots module {game.bots} names no TRAINING): "
+                         f"games with one: {', '.join(g for g in registered_games() if _trains(g))}")
+    return load_object(path)
+
+
+def _trains(name: str) -> bool:
+    try:
+        return getattr(_bots_module(as_game(name)), "TRAINING", None) is not None
+    except (ValueError, ImportError):
+        return False
+
+
+def available_agents(game: "Game | str | None" = None) -> list[str]:
+    """The bot names a spec may use in ``game`` (None: :data:`~redbeard_env.registry.LEGACY_GAME`)."""
+    game = as_game(game)
+    names = set(game_bots(game)) | set(SHARED_BOTS) | {n for g, n in _REGISTERED if g in (None, game.name)}
     return sorted(names)
 
 
@@ -176,31 +203,32 @@ def _import(name: str, path: str) -> Callable[..., Agent]:
         raise ValueError(f"agent {_quote(name)} needs a package that is not installed: {exc.name}") from exc
 
 
-def resolve(name: str, game: str | None = None) -> tuple[Callable[..., Agent], str]:
+def resolve(name: str, game: "Game | str | None" = None) -> tuple[Callable[..., Agent], Game]:
     """The factory a bot name means in ``game`` and the game (see the module docstring);
     ``ValueError`` for a name the game does not know, naming the game that does."""
     name = name.lower()
     if game is not None:
-        game_named(game)  # a ValueError for anything but a registered game's name
+        game = as_game(game)  # a ValueError for anything but a registered game
     if name in _aliases():
         alias_game, real = _aliases()[name]
-        if game is not None and game != alias_game:
-            raise ValueError(f"agent {_quote(name)} plays {alias_game}, this table plays {game}; "
-                             f"{game}'s bots: {', '.join(available_agents(game))}")
+        if game is not None and game is not alias_game:
+            raise ValueError(f"agent {_quote(name)} plays {alias_game.name}, this table plays {game.name}; "
+                             f"{game.name}'s bots: {', '.join(available_agents(game))}")
         game, name = alias_game, real
-    game = registered_games()[0] if game is None else game_named(game).name
-    if (game, name) in _REGISTERED:
-        return _REGISTERED[(game, name)], game
-    if name in game_bots(game):
-        return _import(name, game_bots(game)[name]), game
+    game = as_game(game)
+    bots = game_bots(game)
+    if (game.name, name) in _REGISTERED:
+        return _REGISTERED[(game.name, name)], game
+    if name in bots:
+        return _import(name, bots[name]), game
     if (None, name) in _REGISTERED:
         return _REGISTERED[(None, name)], game
     if name in SHARED_BOTS:
         return _import(name, SHARED_BOTS[name]), game
     others = [g for g in registered_games() if name in game_bots(g) or (g, name) in _REGISTERED]
     if others:
-        raise ValueError(f"agent {_quote(name)} is a bot of {' and '.join(others)}, not of {game}; "
-                         f"{game}'s bots: {', '.join(available_agents(game))}")
+        raise ValueError(f"agent {_quote(name)} is a bot of {' and '.join(others)}, not of {game.name}; "
+                         f"{game.name}'s bots: {', '.join(available_agents(game))}")
     raise ValueError(f"unknown agent {_quote(name)}; known agents: {', '.join(available_agents(game))}")
 
 
@@ -213,7 +241,7 @@ class CheckedSpec:
 
     text: str
     name: str
-    game: str
+    game: Game
     factory: Callable[..., Agent]
     values: dict
     args: tuple = ()
@@ -262,7 +290,7 @@ def _signature_defaults(factory: Any) -> dict[str, Any]:
     return {k: p.default for k, p in _parameters(factory).items() if p.default is not inspect.Parameter.empty}
 
 
-def check_spec(spec: str, game: str | None = None, _depth: int = 0) -> CheckedSpec:
+def check_spec(spec: str, game: "Game | str | None" = None, _depth: int = 0) -> CheckedSpec:
     """``spec`` checked against its bot's declaration in ``game`` (see the module
     docstring); ``ValueError`` naming what is wrong. Nothing is built or loaded."""
     if _depth > MAX_NESTING:
@@ -304,7 +332,7 @@ def check_spec(spec: str, game: str | None = None, _depth: int = 0) -> CheckedSp
                 if param.kind == "policy" and nested[key].name != "ppo":
                     raise ValueError(f"must be {param.allowed()}, got {_quote(value, 60)}")
             elif param.kind == "rules":
-                game_named(found).make_rules(value)
+                found.make_rules(value)
         except (ValueError, TypeError) as exc:
             message = str(exc)
             if param.kind in ("bot", "policy"):  # the nested spec's own message, after what it is
@@ -313,18 +341,20 @@ def check_spec(spec: str, game: str | None = None, _depth: int = 0) -> CheckedSp
     return CheckedSpec(parsed.text, parsed.name, found, factory, values, (), nested)
 
 
-def spec_cost(spec: str, game: str | None = None) -> float:
+def spec_cost(spec: str, game: "Game | str | None" = None) -> float:
     """What a decision of ``spec`` costs in ``game``, in cost units (:mod:`agents.params`;
     nested bots included); ``ValueError`` for a spec :func:`check_spec` refuses."""
     return check_spec(spec, game).cost
 
 
-def make_agent(spec: "str | Agent", game: str | None = None, **defaults: Any) -> Agent:
-    """Build a bot of ``game`` from a spec string, checked first (:func:`check_spec`; see
-    the module docstring). ``defaults`` (e.g. ``seed=``, ``rules=``) and ``game`` are
-    passed only to factories that accept them, and never override the spec's own values
-    (they come from code: only the spec is checked). A bot object is returned as it is
-    if it plays ``game``."""
+def make_agent(spec: "str | Agent", game: "Game | str | None" = None, **defaults: Any) -> Agent:
+    """Build a bot of ``game`` (a ``Game`` or its name) from a spec string, checked first
+    (:func:`check_spec`; see the module docstring). ``defaults`` (e.g. ``seed=``, ``rules=``)
+    and ``game`` (the ``Game``) are passed only to factories that accept them, and never
+    override the spec's own values (they come from code: only the spec is checked). A bot
+    object is returned as it is if it plays ``game``."""
+    if game is not None:
+        game = as_game(game)
     if isinstance(spec, Agent):
         check_game(spec, game)
         return spec
@@ -346,16 +376,19 @@ def make_agent(spec: "str | Agent", game: str | None = None, **defaults: Any) ->
         raise ValueError(f"bad agent spec {_quote(spec)}: {_quote(str(exc), 300)[1:-1]}") from None
     agent.spec = checked.text
     if getattr(agent, "game", None) is None:
-        agent.game = game or found  # a bot of every game plays the game it was made for
+        agent.game = (game or found).name  # a bot of every game plays the game it was made for
     check_game(agent, game)
     return agent
 
 
-def check_game(bot: Any, game: str | None) -> None:
-    """``ValueError`` unless ``bot`` plays ``game``. A bot object without a ``game`` is taken
-    to play the first registered game (bots were that game's before games said so); a
-    bot of every game gets the game it plays from :func:`make_agent`."""
-    plays = getattr(bot, "game", None) or registered_games()[0]
-    if game is not None and plays != game:
+def check_game(bot: Any, game: "Game | str | None") -> None:
+    """``ValueError`` unless ``bot`` plays ``game``. A bot object without a ``game`` plays
+    :data:`~redbeard_env.registry.LEGACY_GAME` (bots were that game's before games said so);
+    a bot of every game gets the game it plays from :func:`make_agent`."""
+    if game is None:
+        return
+    game = as_game(game)
+    plays = getattr(bot, "game", None) or LEGACY_GAME
+    if plays != game.name:
         raise ValueError(f"agent {getattr(bot, 'spec', '') or type(bot).__name__!r} plays {plays}, this table plays "
-                         f"{game}; {game}'s bots: {', '.join(available_agents(game))}")
+                         f"{game.name}; {game.name}'s bots: {', '.join(available_agents(game))}")

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from redbeard_env.registry import Game
+
 from .base import Agent, check_batch
 from .params import Choice, Text
 
@@ -57,7 +59,7 @@ class MaskablePPOAgent(Agent):
     }
     COST = 5.0  # cost units (agents.params): a decision among many in a batch
 
-    def __init__(self, path: str, device: str = "cpu", game: str | None = None):
+    def __init__(self, path: str, device: str = "cpu", game: "Game | str | None" = None):
         try:
             import torch
             from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy

@@ -59,13 +59,13 @@ from typing import Any, Callable, Sequence
 import gymnasium
 import numpy as np
 
-from redbeard_env.registry import game_named, registered_games
+from redbeard_env.registry import Game, as_game, game_named, registered_games
 
 REWARDS = ("win", "shaped")
 ILLEGAL = ("raise", "lose")
 
 
-def _as_player(opponent: Any, game: str) -> Any:
+def _as_player(opponent: Any, game: Game) -> Any:
     """A spec string -> the game's bot from the agent registry; anything else is used as it is."""
     if isinstance(opponent, str):
         from agents.registry import make_agent
@@ -88,8 +88,8 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, rules: Any = None, num_players: int = 4,
                  opponents: "str | Callable | Sequence" = "heuristic", seat: "int | str" = 0,
                  reward: str = "win", shaping_coef: float = 0.5, illegal_action: str = "raise",
-                 render_mode: str | None = None, game: str | None = None, **overrides: Any):
-        self.game = game_named(registered_games()[0] if game is None else game)
+                 render_mode: str | None = None, game: "Game | str | None" = None, **overrides: Any):
+        self.game = as_game(game)
         rules = self.game.default_rules if rules is None else rules
         self.aec = self.game.raw_env(num_players=num_players, rules=rules, render_mode=render_mode, **overrides)
         n = self.num_players = self.aec.num_players
@@ -105,9 +105,9 @@ class SingleAgentEnv(gymnasium.Env):
         if isinstance(opponents, (list, tuple)):
             if len(opponents) != n - 1:
                 raise ValueError(f"opponents: one per other seat ({n - 1}), got {len(opponents)}")
-            self.opponents = [_as_player(o, self.game.name) for o in opponents]
+            self.opponents = [_as_player(o, self.game) for o in opponents]
         else:
-            self.opponents = [_as_player(opponents, self.game.name) for _ in range(n - 1)]
+            self.opponents = [_as_player(opponents, self.game) for _ in range(n - 1)]
         self.seat_rule, self.reward_mode, self.shaping_coef = seat, reward, float(shaping_coef)
         self.render_mode = render_mode
         self.action_space = self.aec.action_space("player_0")
@@ -193,15 +193,16 @@ class SingleAgentEnv(gymnasium.Env):
             return 0.0
         from agents.registry import training_of
 
-        gain = training_of(self.game.name).score_gain(self._score, score, self.aec.rules)
+        gain = training_of(self.game).score_gain(self._score, score, self.aec.rules)
         self._score = score
         return self.shaping_coef * gain
 
 
 def single_agent_env(rules: Any = None, num_players: int = 4, opponents: Any = "heuristic",
-                     seat: "int | str" = 0, game: str | None = None, **kwargs: Any) -> SingleAgentEnv:
-    """A :class:`SingleAgentEnv` of ``game`` (None: the first registered game; ``rules``
-    None: its default preset); see the module docstring."""
+                     seat: "int | str" = 0, game: "Game | str | None" = None, **kwargs: Any) -> SingleAgentEnv:
+    """A :class:`SingleAgentEnv` of ``game`` (a ``Game`` or its name; None:
+    :data:`~redbeard_env.registry.LEGACY_GAME`; ``rules`` None: its default preset); see the
+    module docstring."""
     return SingleAgentEnv(rules=rules, num_players=num_players, opponents=opponents, seat=seat, game=game, **kwargs)
 
 

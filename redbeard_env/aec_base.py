@@ -11,11 +11,12 @@ int >= 0 (numpy integer types too).
 
 A game's env subclasses :class:`TableEnv` and sets its ``parts``
 (:class:`~redbeard_env.parts.GameParts`: the game's modules), reward modes and option
-keys; it implements how its deal options are read
-(:meth:`~TableEnv.parse_deal_options`, :meth:`~TableEnv.first_deck`), how a game's
-events become rewards and terminations (:meth:`~TableEnv.settle`) and what ``info``
-holds (:meth:`~TableEnv.agent_info`). The spaces, rewards and options each game offers are
-documented in its env module.
+keys; it may override how its deal options are read
+(:meth:`~TableEnv.parse_deal_options`, :meth:`~TableEnv.first_deck`; by default it has
+none), how a game's events become rewards and terminations (:meth:`~TableEnv.settle`; by
+default the ``win`` reward of the seats in the game's ``winners``) and what ``info`` holds
+(:meth:`~TableEnv.agent_info`; by default phase, score, tricks and the winner). The
+spaces, rewards and options each game offers are documented in its env module.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pettingzoo import AECEnv
 from .common import check_seed, is_int
 from .parts import GameParts
 
-__all__ = ["TableEnv", "is_int", "is_list"]
+__all__ = ["TableEnv", "is_int", "is_list", "win_rewards"]
 
 
 def is_list(value) -> bool:
@@ -38,12 +39,21 @@ def is_list(value) -> bool:
     return isinstance(value, (list, tuple, np.ndarray))
 
 
+def win_rewards(num_players: int, winners) -> list[float]:
+    """The ``win`` reward per seat: +1/k to each of the k ``winners``, -1/(n-k) to the
+    others; 0 to everyone when all or none share the win."""
+    k = len(winners)
+    if k in (0, num_players):
+        return [0.0] * num_players
+    return [1.0 / k if seat in winners else -1.0 / (num_players - k) for seat in range(num_players)]
+
+
 class TableEnv(AECEnv):
     """The shared AEC env; see the module docstring for what a game's subclass supplies."""
 
     parts: GameParts  # the game's modules
-    reward_modes: tuple[str, ...]
-    option_keys: tuple[str, ...]
+    reward_modes: tuple[str, ...] = ("win",)
+    option_keys: tuple[str, ...] = ("dealer", "scores")
 
     def __init__(self, num_players: int, rules: Any, render_mode: str | None = None, reward: str = "win", **overrides: Any):
         super().__init__()
@@ -80,19 +90,40 @@ class TableEnv(AECEnv):
     def parse_deal_options(self, options: dict) -> tuple[list, Any]:
         """Checked deal options: ``(decks, first_deal)`` -- the decks of the next deals in
         the game module's format, and the given first deal (None: not given), which
-        :meth:`first_deck` completes once every option is checked."""
-        raise NotImplementedError
+        :meth:`first_deck` completes once every option is checked. By default a game
+        has no deal options: every deal is drawn from the generator."""
+        return [], None
 
     def first_deck(self, first_deal: Any, dealer: int):
-        """The first deal's deck around ``first_deal``, the rest drawn from the generator."""
-        raise NotImplementedError
+        """The first deal's deck around ``first_deal``, the rest drawn from the generator
+        (a game whose :meth:`parse_deal_options` gives a first deal says how)."""
+        raise NotImplementedError(f"{type(self).__name__} reads a first deal but does not say how it is dealt")
 
     def settle(self, g) -> None:
-        """Turn ``g``'s events of the last step into ``rewards`` and ``terminations``/``truncations``."""
-        raise NotImplementedError
+        """Turn ``g``'s events of the last step into ``rewards`` and ``terminations``/
+        ``truncations``. By default: once the game is over, every agent is terminated with
+        the ``win`` reward (:func:`win_rewards` of ``g.winners``), or truncated with none
+        where the game says it was cut short (``g.truncated``)."""
+        if not g.game_over:
+            return
+        if getattr(g, "truncated", False):
+            for agent in self.agents:
+                self.truncations[agent] = True
+            return
+        for seat, reward in enumerate(win_rewards(self.num_players, g.winners)):
+            self.rewards[self.possible_agents[seat]] += reward
+        for agent in self.agents:
+            self.terminations[agent] = True
 
     def agent_info(self, g, seat: int) -> dict:
-        raise NotImplementedError
+        """What ``info`` holds for ``seat``. By default its phase, score and tricks, and at
+        the game's end ``winner``: the winner's agent name, the list of names sharing the
+        win, or None."""
+        info = {"phase": g.phase, "score": g.scores[seat], "tricks": g.tricks[seat]}
+        if g.game_over:
+            names = [self.possible_agents[s] for s in getattr(g, "winners", ())]
+            info["winner"] = (names[0] if len(names) == 1 else names) if names else None
+        return info
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:

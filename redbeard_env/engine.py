@@ -6,8 +6,9 @@ happened in each step as arrays, one entry per game slot. Each game has two
 implementations that play the very same games for the same jobs and actions: ``"vector"``
 on its batch engine (fast; every bot must answer whole batches) and ``"reference"`` on its
 reference engine (one game object per slot: slow, the rules' definition). A game's own
-``engine`` module subclasses :class:`VectorBatchBase` and :class:`ReferenceBatchBase`;
-:func:`make_engine` picks the game from the type of its ``Rules``.
+``engine`` module subclasses :class:`ReferenceBatchBase` and, if the game has a batch
+engine, :class:`VectorBatchBase` (a game without one plays its tournaments on the
+reference engine); :func:`make_engine` picks the game from the type of its ``Rules``.
 
 ```python
 engine = make_engine("vector", rules, num_players=4, seed=0)
@@ -134,8 +135,8 @@ class BatchEngine:
 class ReferenceBatchBase(BatchEngine):
     """Jobs on a reference engine, one ``Game`` per slot; ``record`` keeps a game record
     (:mod:`redbeard_env.records`) of every job. A subclass names the game's ``parts`` and
-    ``records`` module and says how a job's decks start a game and what a game's events
-    report (:meth:`new_game`, :meth:`round_events`, :meth:`end_events`)."""
+    ``records`` module; it may say otherwise how a job's decks start a game and what a
+    game's events report (:meth:`new_game`, :meth:`round_events`, :meth:`end_events`)."""
 
     name = "reference"
     parts: GameParts
@@ -147,15 +148,24 @@ class ReferenceBatchBase(BatchEngine):
         self.record = record
 
     def new_game(self, job: Job, rng: np.random.Generator):
-        raise NotImplementedError
+        """A job's game: by default its deck rows, as lists of ints, are the game
+        module's ``decks``."""
+        return self.parts.game.new_game(self.rules, self.n, rng, dealer=job.dealer, scores=job.scores,
+                                        decks=[[int(c) for c in deck] for deck in job.decks])
 
     def round_events(self, ev: dict, b: int, event: tuple) -> None:
-        """Record a ``round_end`` event of slot ``b`` in ``ev``."""
-        raise NotImplementedError
+        """Record a ``round_end`` event of slot ``b`` in ``ev`` (the game may have dealt
+        again by then: read the event, not the game). By default nothing beyond
+        ``round_over``: a game whose metrics read its rounds reports them here."""
 
     def end_events(self, ev: dict, b: int, g) -> None:
-        """Record the end of slot ``b``'s game ``g`` in ``ev`` (``done`` is set already)."""
-        raise NotImplementedError
+        """Record the end of slot ``b``'s game ``g`` in ``ev`` (``done`` is set already): by
+        default the seats in ``g.winners`` share the win (``winner`` is the one seat, -1 for
+        a tie), ``g.truncated`` (if it has it) and the rounds played (``g.round``)."""
+        ev["truncated"][b] = bool(getattr(g, "truncated", False))
+        ev["winners"][b, list(g.winners)] = True
+        ev["winner"][b] = g.winners[0] if len(g.winners) == 1 else -1
+        ev["rounds"][b] = g.round
 
     def start(self, jobs: list[Job]) -> None:
         # deals after the job's decks come from a generator keyed by the deal: the same in
@@ -257,15 +267,18 @@ class VectorBatchBase(BatchEngine):
         return ev
 
 
-def make_engine(name: str, rules: Any, num_players: int, seed: int, record: bool = False) -> BatchEngine:
-    """The batch engine called ``name`` (``"vector"`` or ``"reference"``) of the game whose
-    ``Rules`` these are; ``record`` (the reference engine only) keeps a game record of every
-    job (:mod:`redbeard_env.records`)."""
-    from .registry import game_of_rules
-
+def make_engine(name: str, rules: Any, num_players: int, seed: int, record: bool = False, game: Any = None) -> BatchEngine:
+    """The batch engine called ``name`` (``"vector"`` or ``"reference"``) of ``game`` (a
+    registry ``Game``; None: the game whose ``Rules`` these are); ``record`` (the reference
+    engine only) keeps a game record of every job (:mod:`redbeard_env.records`)."""
     if name not in ENGINE_NAMES:
         raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINE_NAMES))}, got {name!r}")
-    game = game_of_rules(rules)
+    if game is None:
+        from .registry import game_of_rules
+
+        game = game_of_rules(rules)
+    if name not in game.engines:
+        raise ValueError(f"{game.title} has no {name} engine (it has {', '.join(game.engines)}): use engine='reference'")
     if record:
         if name != "reference":
             raise ValueError("game records are kept by the reference engine: use engine='reference' (or 'auto')")

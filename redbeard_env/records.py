@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .common import is_int
-from .registry import Game, game_named, registered_games
+from .registry import Game, game_named, game_of_data
 
 FORMAT = "redbeard-record"
 VERSION = 1
@@ -42,7 +42,7 @@ MAX_TEXT = 120  # characters of a bad value quoted in an error
 __all__ = ["FORMAT", "VERSION", "game_of_record", "replay", "validate", "append_records", "iter_records",
            "load_records", "parse_record_line", "rules_dict", "fail", "check_common", "check_cards",
            "check_seat_list", "RecordedDealsOnly", "compare_replay", "start_game", "apply_action", "finish_replay",
-           "RecorderBase"]
+           "RecorderBase", "GameRecords"]
 
 
 # ---------------------------------------------------------------- every game
@@ -50,14 +50,10 @@ def game_of_record(record: Any) -> Game:
     """The game a record belongs to (``"game"``; records without it are Rödskägg's)."""
     if not isinstance(record, dict):
         fail("record", f"must be a JSON object, got {type(record).__name__}")
-    name = record.get("game", registered_games()[0])
     try:
-        game = game_named(name)
+        return game_of_data(record)
     except ValueError as exc:
         fail("game", str(exc))
-    if game.records is None:
-        fail("game", f"{name} keeps no game records")
-    return game
 
 
 def replay(record: Any):
@@ -346,3 +342,67 @@ def finish_replay(game: Any, recorder: Any, record: dict, deals: list, keys: tup
         fail("deals", f"the game used {len(again['deals'])} deal(s), the record lists {len(record['deals'])}")
     compare_replay(again, dict(record, deals=deals), keys)
     return game
+
+
+# ---------------------------------------------------------------- a game's records functions, with the common steps
+class GameRecords:
+    """The functions a game's records module gives (:class:`redbeard_env.contract.RecordsModule`:
+    ``check_structure``, ``start_replay``, ``apply_recorded``, ``replay``, ``validate``),
+    with the steps every game takes as defaults. A game's subclass names its ``KEYS`` (its
+    own fields besides :data:`COMMON_KEYS`), checks them and its deals
+    (:meth:`check_fields`) and says how a recorded deal becomes a deck row of its
+    reference engine (:meth:`deck_of`); its module takes the functions from
+    ``Records(Recorder, new_game).functions()``."""
+
+    KEYS: tuple[str, ...] = ()
+    #: what a replay must give again, besides ``KEYS``
+    COMPARED: tuple[str, ...] = ("deals", "rounds", "scores")
+
+    def __init__(self, recorder: type, new_game: Callable):
+        self.recorder, self.new_game = recorder, new_game
+
+    def functions(self) -> tuple:
+        """``(check_structure, start_replay, apply_recorded, replay, validate)``."""
+        return self.check_structure, self.start_replay, self.apply_recorded, self.replay, self.validate
+
+    def check_fields(self, record: dict, rules: Any) -> None:
+        """Check the game's own fields and its deals (``fail`` names a bad one)."""
+
+    def deck_of(self, deal: dict, num_players: int, rules: Any) -> Any:
+        """The deck row of the reference engine's ``decks`` that deals a recorded deal."""
+        raise NotImplementedError
+
+    def check_structure(self, record: Any) -> Any:
+        """Check a record's fields and types (not yet the game itself); return its Rules."""
+        rules = check_common(record, game_named(self.recorder.game_name), self.KEYS)
+        self.check_fields(record, rules)
+        return rules
+
+    def start_replay(self, record: dict) -> tuple:
+        """A fresh reference game set up from a structurally checked record (no action yet),
+        with a Recorder following it; deals come only from the record."""
+        rules = self.check_structure(record)
+        return start_game(record, self.check_structure, lambda deal, n: self.deck_of(deal, n, rules), self.new_game,
+                          self.recorder)
+
+    def apply_recorded(self, recorder: Any, record: dict, index: int) -> None:
+        """Apply ``record["actions"][index]`` (its name read by the game's cards)."""
+        name = record["actions"][index][1]
+        try:
+            action = game_named(self.recorder.game_name).action_id(name)
+        except ValueError as exc:
+            fail(f"actions[{index}]", str(exc)[:MAX_TEXT])
+        apply_action(recorder, record, index, action)
+
+    def replay(self, record: Any) -> Any:
+        """Play a record on the reference engine and check it is the identical game; return
+        the finished game. ``ValueError`` names the first field or action that disagrees."""
+        game, recorder = self.start_replay(record)
+        for i in range(len(record["actions"])):
+            self.apply_recorded(recorder, record, i)
+        return finish_replay(game, recorder, record, record["deals"], self.COMPARED + self.KEYS)
+
+    def validate(self, record: Any) -> dict:
+        """Check a record completely (fields, then an exact replay); return it."""
+        self.replay(record)
+        return record

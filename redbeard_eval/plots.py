@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from redbeard_env.registry import game_named, load_object, registered_games
+from redbeard_env.registry import game_of_data
 from .report import short_name
 
 __all__ = ["make_plots"]
@@ -44,7 +44,9 @@ def make_plots(results: dict, out: Path) -> list[Path]:
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     paths.append(_save(plt, fig, out / "win_rates.png"))
-    spec = load_object(game_named(cfg.get("game", registered_games()[0])).metrics).success_plot(agents)
+    spec = game_of_data(cfg).metrics_type.success_plot(agents)
+    if spec is None:  # a game whose metrics plot no success rate (nor calibration)
+        return paths
     series, bid_labels = spec["series"], spec["bid_labels"]
     # bid vs tricks calibration, one heat map per agent
     fig, axes = plt.subplots(1, len(names), figsize=(3.6 * len(names), 3.6), squeeze=False)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from redbeard_env.records import check_appendable
-from redbeard_env.registry import game_named, load_object, registered_games
+from redbeard_env.registry import game_of_data
 
 __all__ = ["write_outputs", "check_output_paths", "format_table", "short_name"]
 
@@ -94,7 +94,7 @@ def format_table(results: dict) -> str:
     columns and the game's (its metrics' ``COLUMNS``), the game's notes, a timing line."""
     agents = results["agents"]
     cfg = results["config"]
-    game_metrics = load_object(game_named(cfg.get("game", registered_games()[0])).metrics)  # older files: the first game's
+    game_metrics = game_of_data(cfg).metrics_type  # files from before games had names: LEGACY_GAME's
     columns = game_metrics.COLUMNS
     head = (f"{'agent':<24}{'games':>7}{'win':>8}{'95% CI':>16}{'parity':>8}{'rating':>8}"
             + "".join(f"{title:>{width}}" for title, width, _, _ in columns))

@@ -26,7 +26,8 @@ import sys
 from pathlib import Path
 
 import agents
-from redbeard_env.registry import game_named, load_object, registered_games
+from agents.registry import available_agents
+from redbeard_env.registry import Game, as_game, game_of_data, game_of_preset, registered_games
 
 from .report import check_output_paths, short_name
 from .tournament import run_tournament
@@ -34,38 +35,40 @@ from .tournament import run_tournament
 PRETRAINED_DIR = Path(agents.__file__).resolve().parent / "pretrained"  # (agents.ppo would import torch)
 
 
-def best_bot(sheet: str, game: str | None = None) -> str:
+def best_bot(sheet: str, game: "Game | str | None" = None) -> str:
     """The strongest shipped bot for a sheet at 4 players: its PPO policy if one of the
     sheet's game is shipped (``<sheet>_4p``), else the game's heuristic."""
-    game = game or next(g for g in registered_games() if sheet in game_named(g).presets)
+    info = game_of_preset(sheet) if game is None else as_game(game)
     path = PRETRAINED_DIR / f"{sheet}_4p.pt"
     if path.is_file():
         from agents.ppo import read_payload
 
-        if read_payload(path).get("game", registered_games()[0]) == game:
+        if game_of_data(read_payload(path)) is info:
             return f"ppo:{sheet}_4p"
     return "heuristic"
 
 
 def run_tables(games: int, pimc_games: int, seed: int, workers: int, runs_dir: Path, img_dir: Path) -> list[dict]:
     """One tournament per game and sheet (and pimc's under each game's default sheet), each
-    written to ``runs_dir/<name>`` with its plots; the calibration heat map is copied to
-    ``img_dir/<name>_calibration.png``. Returns their results dicts."""
+    written to ``runs_dir/<name>`` with its plots; the calibration heat map (of a game whose
+    metrics plot one) is copied to ``img_dir/<name>_calibration.png``. Returns their results
+    dicts. A game without a ``pimc`` bot has no pimc table."""
     tables = []
     for game in registered_games():
-        info = game_named(game)
+        info = as_game(game)
         for sheet in info.presets:
-            lineups = [[best_bot(sheet, game)] + ["heuristic"] * 3]
-            if sheet == info.default_rules and pimc_games:
+            lineups = [[best_bot(sheet, info)] + ["heuristic"] * 3]
+            if sheet == info.default_rules and pimc_games and "pimc" in available_agents(info):
                 lineups.append(["pimc"] + ["heuristic"] * 3)
             for lineup in lineups:
                 n_games = pimc_games if lineup[0] == "pimc" else games
                 name = f"{sheet}_{short_name(lineup[0]).replace(':', '_')}"
                 print(f"{sheet}: {' '.join(lineup)}, {n_games} games", file=sys.stderr)
-                res = run_tournament(lineup, game=game, rules=sheet, players=4, games=n_games, seed=seed, progress=True,
+                res = run_tournament(lineup, game=info, rules=sheet, players=4, games=n_games, seed=seed, progress=True,
                                      workers=workers, out=runs_dir / name, plots=True)
-                img_dir.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(runs_dir / name / "calibration.png", img_dir / f"{name}_calibration.png")
+                if (runs_dir / name / "calibration.png").is_file():
+                    img_dir.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(runs_dir / name / "calibration.png", img_dir / f"{name}_calibration.png")
                 res["sheet"], res["name"], res["game"] = sheet, name, game
                 tables.append(res)
     return tables
@@ -76,13 +79,13 @@ def run_experiments(games: int, seed: int, workers: int) -> list[dict]:
     ``games`` rounds each, on the same deals; rows carry the tested bot's results."""
     rows = []
     for game in registered_games():
-        info = game_named(game)
-        metrics = load_object(info.metrics)
+        info = as_game(game)
+        metrics = info.metrics_type
         for sheet in info.presets:
-            for exp in metrics.research_experiments(sheet, best_bot(sheet, game)):
+            for exp in metrics.research_experiments(sheet, best_bot(sheet, info)):
                 spec = exp["agents"][0]
                 print(f"{sheet} {exp['label']}: {' '.join(exp['agents'])}", file=sys.stderr)
-                res = run_tournament(exp["agents"], game=game, rules=sheet, players=len(exp["agents"]), games=games,
+                res = run_tournament(exp["agents"], game=info, rules=sheet, players=len(exp["agents"]), games=games,
                                      seed=seed, mode=exp.get("mode", "game"), scores=exp.get("scores"),
                                      progress=False, workers=workers, plots=False)
                 rows.append(dict(exp, game=game, sheet=sheet, spec=spec, agent=res["agents"][spec]))
@@ -95,9 +98,10 @@ def _fmt(x, spec: str) -> str:
 
 def game_section(game: str, tables: list[dict], experiments: list[dict]) -> list[str]:
     """One game's part of the report: the table of win rates and bid metrics, the success
-    rate, the calibration heat maps and the game's own sections."""
-    info = game_named(game)
-    metrics = load_object(info.metrics)
+    rate and the calibration heat maps (where the game's metrics plot them) and the game's
+    own sections."""
+    info = as_game(game)
+    metrics = info.metrics_type
     columns = metrics.COLUMNS
     lines = [f"## {info.title}", "",
              "Each table: 4 players, the named bot against three `heuristic` bots in duplicate games "
@@ -110,6 +114,8 @@ def game_section(game: str, tables: list[dict], experiments: list[dict]) -> list
             lines.append(f"| {res['sheet']} | `{short_name(spec)}` | {a['games']} | {a['win_rate']:.3f} "
                          f"[{a['win_rate_ci'][0]:.3f}, {a['win_rate_ci'][1]:.3f}] | " + " | ".join(cells) + " |")
     plot = metrics.success_plot(tables[0]["agents"])
+    if plot is None:
+        return lines + [""] + metrics.research_sections(tables, experiments)
     xs = list(next(iter(plot["series"].values())))
     labels = plot["xticks"] or [str(x) for x in xs]
     lines += ["", f"### {plot['ylabel'].capitalize()} by {plot['xlabel']}", "",

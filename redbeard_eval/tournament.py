@@ -21,7 +21,7 @@ import numpy as np
 
 from agents.registry import check_game, make_agent
 from redbeard_env.engine import ENGINE_NAMES, Job, make_engine
-from redbeard_env.registry import Game, game_named, game_of_preset, game_of_rules, load_object, registered_games
+from redbeard_env.registry import Game, as_game, game_of_preset, game_of_rules
 
 from .deals import check_scores, deal_sequences, distinct_rotations, pooled_lineup, start_scores
 from .metrics import summarise
@@ -33,31 +33,29 @@ __all__ = ["MODES", "Tournament", "prepare_tournament", "play_tournament", "run_
 MODES = ("game", "round")
 
 
-def resolve_game(rules: Any, game: str | None) -> tuple[Game, Any]:
-    """The game and its rules argument. ``rules`` None: the game's default preset (the
-    first registered game's without a ``game``); ``game`` None: the game of ``rules`` (a
-    preset name belongs to one game, a ``Rules`` value to its type, a mapping of fields to
-    the first game); both given must agree."""
-    if game is not None:
-        info = game_named(game)
+def resolve_game(rules: Any, game: "Game | str | None") -> tuple[Game, Any]:
+    """The game and its rules argument. ``rules`` None: the game's default preset;
+    ``game`` None: the game of ``rules`` (a preset name belongs to one game, a ``Rules``
+    value to its type; a mapping of fields, or no rules either, to
+    :data:`~redbeard_env.registry.LEGACY_GAME`); both given must agree."""
+    if game is not None or rules is None or isinstance(rules, dict):
+        info = as_game(game)
         if rules is None:
             return info, info.default_rules
         if isinstance(rules, str) and rules not in info.presets:
-            raise ValueError(f"rules preset {rules[:100]!r} is not a {game} preset; allowed: {', '.join(map(repr, info.presets))}")
+            raise ValueError(f"rules preset {rules[:100]!r} is not a {info.name} preset; allowed: "
+                             f"{', '.join(map(repr, info.presets))}")
         if not isinstance(rules, (str, dict)) and not isinstance(rules, info.rules_type):
-            raise ValueError(f"these rules are not {game}'s: {str(rules)[:80]!r}")
+            raise ValueError(f"these rules are not {info.name}'s: {str(rules)[:80]!r}")
         return info, rules
-    if rules is None or isinstance(rules, dict):
-        info = game_named(registered_games()[0])
-        return info, info.default_rules if rules is None else rules
     if isinstance(rules, str):
         return game_of_preset(rules), rules
     return game_of_rules(rules), rules
 
 
 def new_records(info: Game, rules: Any, num_players: int, specs: list[str]):
-    """The game's tournament records (its metrics module's Records: the protocol of :mod:`redbeard_eval.metrics`)."""
-    return load_object(info.metrics)(num_players, specs, rules)
+    """The game's tournament records (its metrics class: the protocol of :mod:`redbeard_eval.metrics`)."""
+    return info.metrics_type(num_players, specs, rules)
 
 
 @dataclass
@@ -114,6 +112,19 @@ def _check_count(name: str, value: Any, *, optional: bool = False, most: int | N
     return int(value)
 
 
+def _check_settings(mode: str, engine: str, games: Any, batch_size: Any, decks_per_game: Any, seed: Any) -> tuple:
+    """The checked counts ``(games, batch_size, decks_per_game)``; ``ValueError`` for a bad
+    mode, engine, count or seed."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'game' or 'round', got {mode!r}")
+    if engine != "auto" and engine not in ENGINE_NAMES:
+        raise ValueError(f"engine must be 'auto', 'vector' or 'reference', got {engine!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    return (_check_count("games", games), _check_count("batch_size", batch_size, optional=True, most=MAX_BATCH_SIZE),
+            _check_count("decks_per_game", decks_per_game, optional=True))
+
+
 def prepare_tournament(
     agent_specs: Sequence[Any],
     rules: Any = None,
@@ -122,7 +133,7 @@ def prepare_tournament(
     seed: int = 0,
     overrides: dict | None = None,
     *,
-    game: str | None = None,
+    game: "Game | str | None" = None,
     mode: str = "game",
     scores: Any = None,
     score_range: tuple[int, int] = (1, 12),
@@ -137,7 +148,7 @@ def prepare_tournament(
 
     ``agent_specs``: one spec (or agent object) per seat; fewer than ``players`` repeat the
     last one. ``rules``: a preset name, a ``Rules`` or None (the game's default preset).
-    ``game``: a name of ``redbeard_env.registered_games()`` (None: the game of ``rules``).
+    ``game``: a registered ``Game`` or its name (None: the game of ``rules``).
     ``games`` >= 1: games (round mode: rounds), rounded up to whole deals.
     ``mode``: ``game`` (full games) or ``round`` (single rounds from ``scores``: ``None`` =
     start scores, a list per seat, or ``"sample"``: uniform in ``score_range``).
@@ -146,15 +157,7 @@ def prepare_tournament(
     ``decks_per_game``: deals fixed in advance per game. ``seed`` >= 0.
     ``agent_kwargs``: passed to every agent built from a spec. ``record``: keep a game record
     of every game (on the reference engine)."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be 'game' or 'round', got {mode!r}")
-    if engine != "auto" and engine not in ENGINE_NAMES:
-        raise ValueError(f"engine must be 'auto', 'vector' or 'reference', got {engine!r}")
-    games = _check_count("games", games)
-    batch_size = _check_count("batch_size", batch_size, optional=True, most=MAX_BATCH_SIZE)
-    decks_per_game = _check_count("decks_per_game", decks_per_game, optional=True)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    games, batch_size, decks_per_game = _check_settings(mode, engine, games, batch_size, decks_per_game, seed)
     info, rules = resolve_game(rules, game)
     rules_obj = info.make_rules(rules, **(overrides or {}))
     specs_in = list(agent_specs)
@@ -175,10 +178,10 @@ def prepare_tournament(
     for i, key in enumerate(unique):
         obj = specs_in[keys.index(key)]
         if isinstance(obj, str):
-            bot = make_agent(obj, game=info.name, seed=seed * 1000 + i, **(agent_kwargs or {}))
+            bot = make_agent(obj, game=info, seed=seed * 1000 + i, **(agent_kwargs or {}))
         elif callable(getattr(obj, "act_batch", None)) or callable(getattr(obj, "act", None)):
             bot = obj
-            check_game(bot, info.name)
+            check_game(bot, info)
         else:
             raise ValueError(f"agent {key[:100]!r} is neither a spec string nor a bot (an object with act or act_batch)")
         if hasattr(bot, "reset"):
@@ -189,8 +192,9 @@ def prepare_tournament(
         raise ValueError("game records are made of whole games: record needs mode='game'")
     if record and engine == "vector":
         raise ValueError("game records are kept by the reference engine: use engine='reference' (or 'auto') with record")
-    if engine == "auto":
-        engine = "vector" if all(hasattr(b, "act_batch") for b in bots) and not record else "reference"
+    if engine == "auto":  # the batch engine where the game has one and every bot answers batches
+        engine = "vector" if "vector" in info.engines and all(hasattr(b, "act_batch") for b in bots) and not record \
+            else "reference"
     return Tournament(
         game=info,
         rules=rules_obj,
@@ -203,7 +207,7 @@ def prepare_tournament(
         rotations=rotations,
         num_deals=max(1, math.ceil(games / len(rotations))),
         decks_per_game=decks_per_game or (4 if mode == "round" else info.decks_per_game(rules_obj)),
-        engine=make_engine(engine, rules_obj, n, seed).name,
+        engine=make_engine(engine, rules_obj, n, seed, game=info).name,
         batch_size=batch_size or (4096 if engine == "vector" else 512),
         seed=int(seed),
         mode=mode,
@@ -278,7 +282,7 @@ def play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
 def _play_shard(tr: Tournament, shard: int, on_games=None) -> ShardResult:
     n, unique, bots, rotations = tr.num_players, tr.unique, tr.bots, tr.rotations
     seed, mode, scores, score_range = tr.seed, tr.mode, tr.scores, tr.score_range
-    backend = make_engine(tr.engine, tr.rules, n, shard_seed(seed, shard, -1), record=tr.record)
+    backend = make_engine(tr.engine, tr.rules, n, shard_seed(seed, shard, -1), record=tr.record, game=tr.game)
     game_records: list[dict] = []
     for i, bot in enumerate(bots):
         if hasattr(bot, "reset"):

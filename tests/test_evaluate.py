@@ -449,6 +449,7 @@ def test_join_decisions_are_counted_by_the_score_they_were_taken_at():
 
 
 def test_the_research_report_covers_every_sheet_of_every_game(tmp_path):
+    from agents.registry import available_agents
     from redbeard_env.redbeard.metrics import JOIN_SCORES
     from redbeard_env.registry import game_named, registered_games
     from redbeard_eval import research
@@ -461,15 +462,21 @@ def test_the_research_report_covers_every_sheet_of_every_game(tmp_path):
     for game, sheet in sheets:
         best = research.best_bot(sheet, game)
         assert f"| {sheet} | `{best}` | {8 if best != 'heuristic' else 32} |" in text  # a pooled bot counts every seat
-        assert f"**{sheet}** (" in text
     assert research.best_bot("sortskaeg") == "ppo:sortskaeg_4p" and research.best_bot("classic") == "ppo:classic_4p"
+    # the calibration heat maps and the pimc table of every game whose metrics plot them and that has a pimc
+    plotted = [g for g in registered_games() if game_named(g).metrics_type.success_plot({}) is not None]
+    searched = [g for g in registered_games() if "pimc" in available_agents(g)]
+    assert {"redbeard", "sortskaeg", "oh_hell"} <= set(plotted) & set(searched)
+    for game, sheet in sheets:
+        assert (f"**{sheet}** (" in text) == (game in plotted)
     for game in registered_games():
         assert f"## {game_named(game).title}" in text
-        assert f"| {game_named(game).default_rules} | `pimc` | 4 |" in text
+        assert (f"| {game_named(game).default_rules} | `pimc` | 4 |" in text) == (game in searched)
     assert "### Following along" in text and "--games 8" in text and "Exact bids by hand size" in text
     assert text.count("| always joins (`joins:always,base=") == 4 * len(JOIN_SCORES)
     pngs = sorted(p.relative_to(tmp_path / "docs").as_posix() for p in (tmp_path / "docs" / "img").rglob("*.png"))
-    assert len(pngs) == len(sheets) + len(registered_games()) and all(f"]({p})" in text for p in pngs)
+    expected = sum(len(game_named(g).presets) for g in plotted) + len(set(plotted) & set(searched))
+    assert len(pngs) == expected and all(f"]({p})" in text for p in pngs)
     assert (tmp_path / "runs" / "classic_pimc" / "games.csv").is_file()  # the bulk stays out of docs/
 
 
