@@ -118,7 +118,10 @@ def table_routes(table: Any) -> list[Route]:
         replay_id = request.path_params["replay_id"]
         store.replay(replay_id)  # an unknown replay is a 404 and takes no token
         table.take_log_token(request)
-        body = await table.with_game(request, replay_id, "work", store.replay_log, replay_id, raw=True, replay=True)
+        body = store.cached_replay_log(replay_id)  # made already: no thread, no wait for the replay
+        if body is None:
+            body = await table.with_game(request, replay_id, "work", store.replay_log, replay_id, raw=True,
+                                         replay=True)
         return Response(body, media_type="application/json", headers=SECURITY_HEADERS)
 
     return [

@@ -278,12 +278,22 @@ class GameStore:
         with self._lock:
             return sum(e.cost for e in self._entries.values() if isinstance(e, ReplaySession))
 
+    def cached_replay_log(self, replay_id: str) -> bytes | None:
+        """The replay's move log if it is made already (the replay counts as looked at), else
+        None; ``UnknownId`` for an unknown replay. Needs no lock: the log, once made, never
+        changes."""
+        replay = self.replay(replay_id)
+        if replay.log is not None:
+            replay.touched = self.clock()
+        return replay.log
+
     def replay_log(self, replay_id: str) -> bytes:
         """The replay's move log as JSON (:func:`~redbeard_web.movelog.move_log_json`, at
         most ``log_size`` bytes), made once and kept with the replay: its memory counts
         among the replays' (older replays are dropped to make room)."""
         replay = self.replay(replay_id)
         with self.locked(replay):
+            replay.touched = self.clock()
             if replay.log is None:
                 replay.log = move_log_json(replay.record, human_seat(replay.record), self.log_size)
                 with self._lock:
