@@ -14,7 +14,7 @@ from typing import Annotated, Literal, Optional, Sequence, Union
 import tyro
 
 from redbeard_env.common import parse_overrides
-from redbeard_env.registry import game_named, registered_games
+from redbeard_env.registry import LEGACY_GAME, game_named, registered_games
 
 from .report import check_output_paths, format_table
 from .tournament import play_tournament, prepare_tournament, resolve_game
@@ -23,7 +23,12 @@ __all__ = ["EvalConfig", "parse_args", "main"]
 
 GameName = Literal[registered_games()]  # type: ignore[valid-type]
 PresetName = Literal[tuple(p for g in registered_games() for p in game_named(g).presets)]  # type: ignore[valid-type]
-_FIRST = game_named(registered_games()[0])
+#: the registered games as the help names them: name (title), presets and player range
+_GAMES = [game_named(g) for g in registered_games()]
+GAME_HELP = ("The game: " + "; ".join(f"{g.name} ({g.title}: {', '.join(g.presets)})" for g in _GAMES)
+             + f". Bot specs name its bots. None: the game of --rules (neither: {LEGACY_GAME}).")
+PLAYERS_HELP = ("Player count, within the game's range (" + ", ".join(f"{g.title} {g.player_range[0]}..{g.player_range[1]}"
+                                                                      for g in _GAMES) + "); None: the number of --agents.")
 
 
 @dataclass(frozen=True)
@@ -34,13 +39,10 @@ class EvalConfig:
 
     agents: Annotated[tuple[str, ...], tyro.conf.arg(metavar="SPEC [SPEC ...]")]
     """Agent specs, one per seat (heuristic, random, pimc:samples=64, ppo:classic_4p, ...); the last repeats."""
-    game: Optional[GameName] = None
-    """The game (redbeard = Rödskägg, sortskaeg = Sortskæg); bot specs name its bots. None: the game of --rules.
-    With --game and no --rules the game's default preset is played."""
-    rules: PresetName = _FIRST.default_rules
-    """Rules preset (change single fields with --set); each belongs to one game."""
-    players: Optional[int] = None
-    """Player count, within the game's range (Rödskägg 3..7, Sortskæg 2..6); None: the number of --agents."""
+    game: Annotated[Optional[GameName], tyro.conf.arg(help=GAME_HELP)] = None
+    rules: Optional[PresetName] = None
+    """Rules preset (change single fields with --set); each belongs to one game. None: the game's default preset."""
+    players: Annotated[Optional[int], tyro.conf.arg(help=PLAYERS_HELP)] = None
     games: int = 2000
     """Games (round mode: rounds) to play, at least 1; rounded up to whole deals (x distinct seatings)."""
     seed: int = 0
@@ -109,7 +111,7 @@ def _use_bot_folders(cfg: EvalConfig) -> None:
             _refuse(f"--bots: {exc}")
 
 
-def _table_notes(specs: Sequence[str], game: str, rules, players: int, preset: str | None) -> None:
+def _table_notes(specs: Sequence[str], game, rules, players: int, preset: str | None) -> None:
     """A line for each ``ppo`` bot seated at a table it was not trained at (its results
     stand; the note says how far they carry)."""
     if not any(isinstance(s, str) and s.strip().lower().startswith("ppo") for s in specs):
@@ -122,15 +124,13 @@ def _table_notes(specs: Sequence[str], game: str, rules, players: int, preset: s
 
 def main(argv: Sequence[str] | None = None) -> None:
     cfg = parse_args(argv)
-    args = sys.argv[1:] if argv is None else list(argv)
-    rules_given = any(a == "--rules" or a.startswith("--rules=") for a in args)
     _use_bot_folders(cfg)
     if cfg.sprt is not None:
-        return main_sprt(cfg, rules_given)
+        return main_sprt(cfg)
     try:
         tournament = prepare_tournament(
             cfg.agents,
-            rules=cfg.rules if rules_given or cfg.game is None else None,  # None: the game's default preset
+            rules=cfg.rules,  # None: the game's default preset
             game=cfg.game,
             players=cfg.players,
             games=cfg.games,
@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if cfg.workers < 1:
             raise ValueError(f"--workers must be an int >= 1, got {cfg.workers}")
         check_output_paths(cfg.out, cfg.record, names=("--out", "--record"))
-        _table_notes(tournament.keys, tournament.game.name, tournament.rules, tournament.num_players,
+        _table_notes(tournament.keys, tournament.game, tournament.rules, tournament.num_players,
                      None if tournament.rules_name == "custom" else tournament.rules_name)
     except ValueError as exc:
         _refuse(str(exc))
@@ -155,14 +155,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                               record=cfg.record)
     print(format_table(results))
     if cfg.out:
-        from redbeard_env.registry import load_object
-
-        last_plot = load_object(tournament.game.metrics).success_plot({})["file"] + ".png"
+        success = tournament.game.metrics_type.success_plot({})
+        plots = "win_rates.png" + (f", calibration.png, {success['file']}.png" if success is not None else "")
         print(f"wrote {cfg.out}/results.json, {'games' if cfg.mode == 'game' else 'rounds'}.csv"
-              + (f", win_rates.png, calibration.png, {last_plot}" if cfg.plots else ""))
+              + (f", {plots}" if cfg.plots else ""))
 
 
-def main_sprt(cfg: EvalConfig, rules_given: bool) -> None:
+def main_sprt(cfg: EvalConfig) -> None:
     """``--sprt P0 P1``: the candidate (first agent) against the incumbent (second) until the
     test decides; one line per batch, then the decision (and ``sprt.json`` in ``--out``)."""
     import json
@@ -176,11 +175,11 @@ def main_sprt(cfg: EvalConfig, rules_given: bool) -> None:
         _refuse("--sprt plays whole games in this process (no --mode round, --record or --workers)")
     try:
         check_output_paths(cfg.out, names=("--out", "--record"))
-        info, rules = resolve_game(cfg.rules if rules_given or cfg.game is None else None, cfg.game)
+        info, rules = resolve_game(cfg.rules, cfg.game)
         table = info.make_rules(rules, **parse_overrides(cfg.set))
-        _table_notes(cfg.agents, info.name, table, info.check_num_players(cfg.players or 2, table), rules)
+        _table_notes(cfg.agents, info, table, info.check_num_players(cfg.players or 2, table), rules)
         result = run_sprt(cfg.agents[0], cfg.agents[1], cfg.sprt[0], cfg.sprt[1], alpha=cfg.alpha, beta=cfg.beta,
-                          max_games=cfg.games, game=cfg.game, rules=cfg.rules if rules_given or cfg.game is None else None,
+                          max_games=cfg.games, game=info, rules=rules,
                           players=cfg.players, seed=cfg.seed, overrides=parse_overrides(cfg.set), engine=cfg.engine,
                           batch_size=cfg.batch_size or 400)
     except ValueError as exc:

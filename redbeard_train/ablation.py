@@ -26,10 +26,12 @@ Variants (each on top of the config, with ``max_minutes`` set to the budget):
 
 Each trained policy then plays ``--games`` duplicate games in one seat against three of the
 game's ``pimc`` (``--opponent``), on the same seed for every variant; the table gives the
-win rate with its 95 % CI, the game's bid metric (Rödskägg's contract rate, Sortskæg's
-exact-bid rate), and for Rödskägg the join rate of rounds started at 2 points
-(``--mode round --scores 2 2 2 2``). The learning curves (win rate against the heuristic over
-wall-clock minutes, from the runs' own evaluations) go into one PNG beside the table.
+win rate with its 95 % CI, the game's first metric column (its tournament metrics'
+``COLUMNS``: Rödskägg's contract rate, the family's exact-bid rate) and, where the game's
+training part names a probe (``ROUND_PROBE``: Rödskägg's join rate of rounds started at 2
+points), that metric of rounds against heuristics started from its score. The learning
+curves (win rate against the heuristic over wall-clock minutes, from the runs' own
+evaluations) go into one PNG beside the table.
 """
 
 from __future__ import annotations
@@ -68,22 +70,27 @@ def variant_config(cfg: Config, name: str, minutes: float, teacher: str, run_dir
 
 
 def measure(policy: Path, cfg: Config, opponent: str, games: int, seed: int, workers: int) -> dict:
-    """The trained policy against three ``opponent`` bots, and (Rödskägg) its joins from 2 points."""
-    from redbeard_env.registry import game_named
+    """The trained policy against three ``opponent`` bots: its win rate, the game's first
+    metric column and, where the game's training part names one, its round probe."""
+    from agents.registry import training_of
+    from redbeard_env.registry import as_game
     from redbeard_eval import run_tournament
 
+    game = as_game(cfg.game)
     n = cfg.players[0]
     spec = f"ppo:{policy}"
-    res = run_tournament([spec] + [opponent] * (n - 1), game=cfg.game, rules=cfg.rules, overrides=cfg.overrides,
+    res = run_tournament([spec] + [opponent] * (n - 1), game=game, rules=cfg.rules, overrides=cfg.overrides,
                          players=n, games=games, seed=seed, progress=False, workers=workers)
     me = res["agents"][spec]
-    row = {"win": me["win_rate"], "ci": me["win_rate_ci"], "contract": me.get("contract_rate"),
-           "exact": me.get("exact_rate"), "join_at_2": None}
-    if "start_score" in vars(game_named(cfg.game).make_rules(cfg.rules, **cfg.overrides)):
-        rounds = run_tournament([spec] + ["heuristic"] * (n - 1), game=cfg.game, rules=cfg.rules, players=n,
-                                overrides=cfg.overrides, games=games, seed=seed, mode="round", scores=[2] * n,
+    _, _, key, _ = game.metrics_type.COLUMNS[0]
+    row = {"win": me["win_rate"], "ci": me["win_rate_ci"], "metric": me.get(key), "probe": None}
+    probe = getattr(training_of(game), "ROUND_PROBE", None)
+    if probe is not None:
+        _, score, metric = probe
+        rounds = run_tournament([spec] + ["heuristic"] * (n - 1), game=game, rules=cfg.rules, players=n,
+                                overrides=cfg.overrides, games=games, seed=seed, mode="round", scores=[score] * n,
                                 progress=False, workers=workers)
-        row["join_at_2"] = rounds["agents"][spec]["join_rate"]
+        row["probe"] = rounds["agents"][spec][metric]
     return row
 
 
@@ -99,18 +106,23 @@ def budget_words(args: argparse.Namespace) -> str:
 
 
 def write_table(rows: dict, cfg: Config, args: argparse.Namespace, out: Path) -> None:
-    bid = "exact" if any(r["exact"] is not None for r in rows.values()) else "contract"
+    from agents.registry import training_of
+    from redbeard_env.registry import as_game
+
+    game = as_game(cfg.game)
+    metric = game.metrics_type.COLUMNS[0][2].replace("_", " ")
+    probe = (getattr(training_of(game), "ROUND_PROBE", None) or ("–",))[0]
     lines = [f"# Recipe ablation: {cfg.exp_name} ({cfg.game}, {cfg.rules}, {cfg.players[0]} players)", "",
              f"Each variant trained {budget_words(args)} from scratch (seed {cfg.seed}), then played {args.games} "
              f"duplicate games in one seat against three `{args.opponent}` (seed {args.seed}; the same deals for every "
              f"variant); the teacher `{args.teacher}` labels {args.teacher_share:g} of the learner's decisions. "
              "Command: `python -m redbeard_train.ablation " + " ".join(sys.argv[1:]) + "`.", "",
-             f"| variant | steps trained | minutes | win vs 3 {args.opponent} [95 % CI] | {bid} rate | joins from 2 points | run |",
+             f"| variant | steps trained | minutes | win vs 3 {args.opponent} [95 % CI] | {metric} | {probe} | run |",
              "|---|---:|---:|---|---:|---:|---|"]
     for name, r in rows.items():
         lines.append(f"| {name} | {r['steps'] / 1e6:.1f}M | {r['minutes']:.1f} | "
                      f"{r['win']:.3f} [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | "
-                     f"{_fmt(r[bid])} | {_fmt(r['join_at_2'], '.2f')} | `{r['run']}` |")
+                     f"{_fmt(r['metric'])} | {_fmt(r['probe'], '.2f')} | `{r['run']}` |")
     lines += ["", f"![learning curves]({out.with_suffix('.png').name})", ""]
     out.write_text("\n".join(lines))
 

@@ -214,12 +214,12 @@ def compare_with_shipped(cfg: Config, results: dict) -> str | None:
     from redbeard_eval import run_tournament
 
     from agents.ppo import PRETRAINED_DIR, read_payload
-    from redbeard_env.registry import registered_games
+    from redbeard_env.registry import game_of_data
 
     n = results["config"]["players"]
     name = f"{cfg.rules}_{n}p"
     path = PRETRAINED_DIR / f"{name}.pt"
-    if not path.is_file() or read_payload(path).get("game", registered_games()[0]) != cfg.game or cfg.overrides:
+    if not path.is_file() or game_of_data(read_payload(path)).name != cfg.game or cfg.overrides:
         return None
     cfg_res = results["config"]
     shipped = run_tournament([f"ppo:{name}"] + ["heuristic"] * (n - 1), game=cfg.game, rules=cfg.rules, players=n,

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import tyro
 import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
-from redbeard_env.registry import game_named, registered_games
 from redbeard_env.common import MAX_NUM_ENVS, parse_overrides
+from redbeard_env.registry import LEGACY_GAME, Game, game_named, registered_games
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 #: fields a resumed run may change: its budget and where this invocation stops
@@ -93,6 +94,11 @@ def _choice(*choices: str):
 Prior = str  # checked against the game's priors (agents.ppo.check_prior)
 Critic = _choice("shared", "privileged")
 GameName = _choice(*registered_games())
+#: the help of game and rules: the registered games and their presets, from the registry
+_GAMES = [game_named(g) for g in registered_games()]
+GAME_HELP = "The game: " + "; ".join(f"{g.name} ({g.title})" for g in _GAMES) + "; bot specs are that game's."
+RULES_HELP = ("Rules preset of the game (" + "; ".join(f"{g.title}: {', '.join(g.presets)}" for g in _GAMES)
+              + '); "" = the game\'s default preset.')
 Reward = _choice("win", "shaped")
 Backend = _choice("local", "ray")
 UpdateDtype = _choice("float32", "bfloat16", "auto")
@@ -107,11 +113,8 @@ class Config:
     """Name of the run (the config file's name by default); prefixes the run directory."""
     seed: Count = 1
     """Seeds the engines, the opponent pool and torch."""
-    game: GameName = registered_games()[0]
-    """The game: any registered one (redbeard = Rödskägg, sortskaeg); bot specs are that game's."""
-    rules: str = ""
-    """Rules preset of the game (Rödskägg: classic, fem_opp, raudskjegg or wikipedia; Sortskæg: sortskaeg); "" = the
-    game's default preset."""
+    game: Annotated[GameName, tyro.conf.arg(help=GAME_HELP)] = LEGACY_GAME
+    rules: Annotated[str, tyro.conf.arg(help=RULES_HELP)] = ""
     overrides: Overrides = field(default_factory=dict)
     """Rules fields changed on top of the preset, e.g. leader=trick_winner."""
     players: Counts = field(default_factory=lambda: [4])
@@ -183,15 +186,15 @@ class Config:
     with it, so a resume keeps it). The rollout's network passes take the same format, so the log-probabilities a
     batch stores are the update's own; the other layers, the teacher and the saved weights stay float32."""
     reward: Reward = "shaped"
-    """win: the env's terminal reward; shaped: plus shaping_coef x each round's progress (Rödskägg: towards zero;
-    Sortskæg: the round's points against the others' mean)."""
+    """win: the env's terminal reward; shaped: plus shaping_coef x each round's progress, as the game's training
+    part measures it (agents/<game>/training.py: round_gain)."""
     shaping_coef: Number = 0.5
     """Weight of the shaped reward."""
     start_scores: Counts = field(default_factory=list)
-    """Rödskägg: [LO, HI] starts a share (start_scores_share) of the training games with each seat on a score
-    drawn uniformly from LO..HI instead of the start score: more of the decisions near 0, where games are won
-    (following along from 2 points, the last contracts). [] = off. The first games of a run start at the start
-    score; every game counts alike in the opponent pool's win rates; evaluations play ordinary games."""
+    """[LO, HI] starts a share (start_scores_share) of the training games with each seat on a score drawn uniformly
+    from LO..HI instead of the start score, in a game whose training part can (its start_games; the range it allows:
+    its check_start_scores): more of the decisions where games are won. [] = off. The first games of a run start at
+    the start score; every game counts alike in the opponent pool's win rates; evaluations play ordinary games."""
     start_scores_share: Number = 0.5
     """Share of the training games that start_scores starts near 0, in [0, 1]."""
     opponents: Texts = field(default_factory=lambda: ["heuristic"])
@@ -351,7 +354,9 @@ def check_config(cfg: Config) -> Config:
         _fail("hidden", cfg.hidden, "must be a non-empty list of layer widths >= 1")
     if cfg.device != "cpu" and not cfg.device.startswith("cuda"):
         _fail("device", cfg.device, "allowed: cpu, cuda or cuda:N")
-    info = game_named(cfg.game)
+    info = game_named(cfg.game)  # the config's game, resolved once for its checks
+    if info.vector_env is None:
+        _fail("game", cfg.game, f"{info.title} has no batch engine, which the trainer plays on")
     if not cfg.rules:
         cfg = dataclasses.replace(cfg, rules=info.default_rules)
     if cfg.rules not in info.presets:
@@ -360,14 +365,19 @@ def check_config(cfg: Config) -> Config:
         info.make_rules(cfg.rules, **cfg.overrides)
     except ValueError as exc:
         _fail("overrides", cfg.overrides, str(exc))
+    from agents.registry import training_of  # the game's training part, without importing torch
+
+    training = training_of(info)
     if cfg.start_scores:
-        start = getattr(info.make_rules(cfg.rules, **cfg.overrides), "start_score", None)
-        if start is None:
-            _fail("start_scores", cfg.start_scores,
-                  f"is Rödskägg's (scores counting down to 0); game {cfg.game!r} has none")
-        if len(cfg.start_scores) != 2 or not 1 <= cfg.start_scores[0] <= cfg.start_scores[1] <= start:
-            _fail("start_scores", cfg.start_scores,
-                  f"must be [LO, HI] with 1 <= LO <= HI <= the start score ({start}), or [] (off)")
+        check = getattr(training, "check_start_scores", None)
+        if check is None:
+            _fail("start_scores", cfg.start_scores, f"{info.title}'s training part starts no games at chosen scores")
+        if len(cfg.start_scores) != 2:
+            _fail("start_scores", cfg.start_scores, "must be [LO, HI], or [] (off)")
+        try:
+            check(info.make_rules(cfg.rules, **cfg.overrides), *cfg.start_scores)
+        except ValueError as exc:
+            _fail("start_scores", cfg.start_scores, str(exc))
     fraction("start_scores_share")
     if not cfg.players:
         _fail("players", cfg.players, "must name at least one player count")
@@ -377,19 +387,17 @@ def check_config(cfg: Config) -> Config:
             _fail("players", cfg.players, f"each player count must be in {lo}..{hi}")
     if len(set(cfg.players)) != len(cfg.players):
         _fail("players", cfg.players, "each player count at most once")
-    from agents.registry import training_of  # the game's priors, without importing torch
-
-    priors = training_of(cfg.game).PRIORS
+    priors = training.PRIORS
     if cfg.prior not in priors:
         _fail("prior", cfg.prior, f"unknown policy prior {cfg.prior!r} for {cfg.game}; allowed: {', '.join(map(repr, priors))}")
     for spec in cfg.opponents:
-        check_opponent(spec, cfg.game)
+        check_opponent(spec, info)
     if cfg.teacher:
-        check_opponent(cfg.teacher, cfg.game, field="teacher")
+        check_opponent(cfg.teacher, info, field="teacher")
     return cfg
 
 
-def check_opponent(spec: str, game: str, field: str = "opponents") -> None:
+def check_opponent(spec: str, game: "Game | str", field: str = "opponents") -> None:
     """A bot spec (an opponent, the teacher) must build (a ppo: spec loads its checkpoint,
     safely) and play the game."""
     from agents.registry import make_agent

@@ -19,13 +19,14 @@ Length
 Reward
     ``reward: win`` — the environment's terminal reward (winner +1, others −1/(n−1)).
     ``reward: shaped`` — plus ``shaping_coef`` × the game's progress in every scored round
-    (its training module's ``round_gain``; Rödskägg: the distance to zero gained /
-    start_score, Sortskæg: the round's points minus the others' mean / 10).
+    (its training part's ``round_gain``, ``agents/<game>/training.py``: what progress is,
+    is the game's to say).
 
 Games
-    ``game``: any registered game (``redbeard``, the default, or ``sortskaeg``): the arenas
-    play that game's batch engine, the policy reads its observation (``agents/ppo.py``),
-    opponents and the evaluation bot (``heuristic``) are that game's bots.
+    ``game``: any registered game with a batch engine and a training part (default:
+    :data:`~redbeard_env.registry.LEGACY_GAME`): the arenas play that game's batch engine,
+    the policy reads its observation (``agents/ppo.py``), opponents and the evaluation bot
+    (``heuristic``) are that game's bots, and the evaluation logs its metrics' columns.
 
 Outputs (``runs/<exp_name>__<seed>__<time>/``)
     TensorBoard events (``charts/``, ``losses/``, ``eval/``, ``pool/``), ``config.yaml``,
@@ -45,35 +46,19 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import yaml
 
+from redbeard_env.registry import as_game
+
+from . import state as checkpoints
 from .config import Config, ConfigError, check_config
 from .pool import Pool
 from .rollout import make_workers
-from . import state as checkpoints
-
-
-@dataclass
-class Run:
-    """Everything a run carries from one update to the next (all of it is checkpointed)."""
-
-    cfg: Config
-    run_dir: Path
-    net: Any
-    optimizer: Any
-    pool: Pool  # the learner's: names, snapshots, statistics (the workers' bots live in the workers)
-    workers: Any  # rollout.LocalWorkers or rollout.RayWorkers
-    counters: dict
-    ret_stats: np.ndarray  # running mean, variance, count of returns
-    recent_wins: list
-
-    def ret_norm(self, x: np.ndarray) -> np.ndarray:
-        return (x - self.ret_stats[0]) / np.sqrt(self.ret_stats[1] + 1e-8)
+from .state import Run, make_optimizer
 
 
 # ====================================================================== the loop
@@ -287,15 +272,6 @@ def start_run(cfg: Config, device) -> Run:
                ret_stats=np.array([0.0, 1.0, 1e-4]), recent_wins=[])
 
 
-def make_optimizer(net, cfg: Config):
-    """Adam over the network's parameters; the fused kernel (one pass over each tensor,
-    half the time of the per-operation one on the CPU) where torch has it for the device."""
-    import torch
-
-    fused = cfg.device == "cpu" or cfg.device.startswith("cuda")
-    return torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=fused or None)
-
-
 # ====================================================================== rollout and advantages
 def distill_weight(cfg: Config, done: float) -> float:
     """The teacher's loss weight at this point of the run: ``distill_coef`` falling
@@ -470,7 +446,7 @@ def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict |
     writer.add_scalar("eval/win_rate_vs_heuristic", me["win_rate"], step)
     writer.add_scalar("eval/win_rate_vs_heuristic_ci_low", me["win_rate_ci"][0], step)
     writer.add_scalar("eval/win_rate_vs_heuristic_ci_high", me["win_rate_ci"][1], step)
-    for key in ("contract_rate", "bid_error", "join_success", "exact_rate"):
+    for _, _, key, _ in as_game(cfg.game).metrics_type.COLUMNS:  # the game's own metrics
         if me.get(key) is not None:
             writer.add_scalar(f"eval/{key}", me[key], step)
     return res

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from redbeard_env.registry import game_named, registered_games
+from agents.registry import training_of
+from redbeard_env.registry import as_game, game_of_data
 
 from .config import Config
 
@@ -51,7 +52,7 @@ def from_plain(value: Any) -> Any:
 
 
 def engine_state(venv: Any, game: str) -> dict:
-    """A batch engine (either game's ``VectorEnv``) mid-game as plain data: how it was
+    """A batch engine (any game's ``VectorEnv``) mid-game as plain data: how it was
     built, its arrays, its plain attributes and its generator. Tables derived from the
     rules are rebuilt on load."""
     arrays, scalars = {}, {}
@@ -68,7 +69,7 @@ def engine_state(venv: Any, game: str) -> dict:
 
 def engine_from_state(state: dict) -> Any:
     """Rebuild an engine from :func:`engine_state`; it continues exactly."""
-    info = game_named(state.get("game", registered_games()[0]))  # states from before the second game: the first's
+    info = game_of_data(state)  # states from before games had names: LEGACY_GAME's
     rules = info.make_rules(info.rules_type(), **state["rules"])
     venv = info.vector_env(state["num_envs"], state["num_players"], rules=rules,
                              auto_reset=state["scalars"].get("auto_reset", True))
@@ -108,16 +109,19 @@ def set_generator_states(agent: Any, states: dict) -> None:
 # ---------------------------------------------------------------------- arena
 class Arena:
     """One batch of games at a fixed player count, with who plays which seat and the
-    learner's open transition chains."""
+    learner's open transition chains. What is the game's own -- the shaped reward, games
+    started at chosen scores, who holds which card -- comes from its training part
+    (``agents/<game>/training.py``, :func:`agents.registry.training_of`)."""
 
-    ARRAYS = ("obs", "mask", "seat", "learner", "opponent", "last", "pending", "prev_distance")
+    ARRAYS = ("obs", "mask", "seat", "learner", "opponent", "last", "pending", "shaping")
 
     def __init__(self, cfg: Config, num_players: int, num_envs: int, seed: int | None, venv: Any = None):
         self.n = num_players
-        self.game = cfg.game
-        info = game_named(cfg.game)
+        self.info = info = as_game(cfg.game)
+        self.game = info.name
+        self.training = training_of(info)
         self.rules = rules = info.make_rules(cfg.rules, **cfg.overrides)
-        self.start_score = float(info.start_score(rules))  # |score| before any round was scored
+        self.start_score = int(info.start_score(rules))  # a seat's score before any round was scored
         if venv is not None:  # restored from a checkpoint: the arrays follow
             self.venv, self.B = venv, venv.num_envs
             return
@@ -128,7 +132,14 @@ class Arena:
         self.opponent = np.zeros(B, dtype=np.int64)  # pool index (0 = self)
         self.last = np.full((B, num_players), -1, dtype=np.int64)  # open transition per seat
         self.pending = np.zeros((B, num_players), dtype=np.float32)  # reward since that decision
-        self.prev_distance = np.full((B, num_players), abs(self.start_score), dtype=np.float32)
+        self.shaping = self.shaping_start(np.full((B, num_players), self.start_score))
+
+    def shaping_start(self, scores: np.ndarray) -> np.ndarray:
+        """float32 [k, n]: the shaped reward's state of each seat of games that start at
+        ``scores`` [k, n], as the game's training part keeps it for its ``round_gain``
+        (its ``shaping_start``; a game without one keeps none: zeros)."""
+        start = getattr(self.training, "shaping_start", None)
+        return np.zeros(scores.shape, np.float32) if start is None else np.asarray(start(scores), np.float32)
 
     def assign(self, games: np.ndarray, rng: np.random.Generator, pool: "Pool") -> None:
         """Draw an opponent and the learner's seat(s) for new games."""
@@ -141,27 +152,27 @@ class Arena:
         self.learner[games, seats] = True
         self.learner[games[opp == 0]] = True  # self-play: every seat is the learner
 
-    def start_near_zero(self, games: np.ndarray, rng: np.random.Generator, low: int, high: int, share: float) -> None:
+    def restart(self, games: np.ndarray) -> None:
+        """New games in these slots (the engine dealt them at the start score)."""
+        self.shaping[games] = self.shaping_start(np.full((len(games), self.n), self.start_score))
+
+    def start_at_scores(self, games: np.ndarray, rng: np.random.Generator, low: int, high: int, share: float) -> None:
         """Start a ``share`` of ``games`` (new games, at the start score) again with each seat
-        on a score drawn from ``low..high`` (config ``start_scores``): reference games
-        loaded into their slots, dealt from ``rng``."""
-        new_game = game_named(self.game).parts.game.new_game
+        on a score drawn from ``low..high`` (config ``start_scores``), dealt from ``rng`` by
+        the game's training part (its ``start_games``: the games loaded into their slots)."""
         pick = games[rng.random(len(games)) < share]
         if not len(pick):
             return
         scores = rng.integers(low, high + 1, size=(len(pick), self.n))
-        new = [new_game(self.rules, self.n, rng, scores=[int(x) for x in row]) for row in scores]
-        obs, mask, seat = self.venv.load_games(new, pick)
+        obs, mask, seat = self.training.start_games(self.venv, self.rules, pick, scores, rng)
         self.obs[pick], self.mask[pick], self.seat[pick] = obs[pick], mask[pick], seat[pick]
-        self.prev_distance[pick] = np.abs(scores)
+        self.shaping[pick] = self.shaping_start(scores)
 
     def round_gain(self, info: dict, rounds: np.ndarray) -> np.ndarray:
         """float32 [len(rounds), n]: each seat's progress in the rounds just scored (the
-        ``shaped`` reward before ``shaping_coef``), by the game's ``round_gain``
-        (:mod:`agents.redbeard.training`, :mod:`agents.sortskaeg.training`)."""
-        from agents.ppo import training_of
-
-        return training_of(self.game).round_gain(info, rounds, self.prev_distance, self.rules)
+        ``shaped`` reward before ``shaping_coef``), by the game's training part's
+        ``round_gain`` (which updates :attr:`shaping`)."""
+        return self.training.round_gain(info, rounds, self.shaping, self.rules)
 
     def state(self) -> dict:
         return {"n": self.n, "venv": engine_state(self.venv, self.game),

@@ -42,23 +42,25 @@ class RolloutWorker:
         import torch
 
         from agents.ppo import PolicyNet, prior_agent
+        from redbeard_env.registry import as_game
 
         self.cfg, self.index = cfg, index
+        game = as_game(cfg.game)  # the worker's game, resolved once
         if net is None:  # weights arrive with every rollout: no random initialisation
             with torch.device("meta"):
-                net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, game=cfg.game, critic=cfg.critic,
+                net = PolicyNet(hidden=tuple(cfg.hidden), prior=cfg.prior, game=game, critic=cfg.critic,
                                 belief=cfg.belief)
             net = net.to_empty(device="cpu")
         self.net = net
         self.device = next(net.parameters()).device
-        self.prior_bot = prior_agent(cfg.prior, cfg.game) if cfg.prior else None
+        self.prior_bot = prior_agent(cfg.prior, game) if cfg.prior else None
         self.extra = tuple(k for k, on in (("priv", cfg.critic == "privileged"), ("btarget", cfg.belief),
                                            ("teacher", bool(cfg.teacher))) if on)
         self.teacher = None
         if cfg.teacher:
             from agents.registry import make_agent
 
-            self.teacher = make_agent(cfg.teacher, game=cfg.game, seed=cfg.seed * 104729 + index)
+            self.teacher = make_agent(cfg.teacher, game=game, seed=cfg.seed * 104729 + index)
             self.teach_rng = np.random.default_rng([cfg.seed, index, 31])
         self.teach = False  # the learner says, each rollout, whether the distillation phase is on
         self.pool = Pool(cfg)
@@ -177,9 +179,8 @@ class RolloutWorker:
         out: dict = {}
         if "priv" in self.extra or "btarget" in self.extra:
             from agents.ppo import privileged_view
-            from agents.registry import training_of
 
-            held = training_of(self.cfg.game).held_cards(arena.venv)[lrn]
+            held = arena.training.held_cards(arena.venv)[lrn]
             priv, target = privileged_view(held, arena.seat[lrn], self.net.belief_shape[1] - 1)
             if "priv" in self.extra:
                 out["priv"] = priv.astype(np.uint8)  # 0/1: a quarter of the memory in the buffer
@@ -219,10 +220,10 @@ class RolloutWorker:
             self.pool.record(opponents, won)  # this rollout's later draws see it at once
             self.records.append((opponents, won))
             self.episodes += len(done)
-            arena.prev_distance[done] = abs(arena.start_score)
+            arena.restart(done)
             arena.assign(done, self.pool_rng, self.pool)
             if cfg.start_scores:
-                arena.start_near_zero(done, self.pool_rng, *cfg.start_scores, cfg.start_scores_share)
+                arena.start_at_scores(done, self.pool_rng, *cfg.start_scores, cfg.start_scores_share)
 
     # ------------------------------------------------------------------ checkpoints
     def state(self) -> dict:

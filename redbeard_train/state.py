@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,34 @@ import yaml
 from .config import Config, ConfigError, from_dict, resume_changes
 from .pool import Pool, from_plain, to_plain
 from .rollout import RolloutWorker, make_workers
+
+
+@dataclass
+class Run:
+    """Everything a run carries from one update to the next (all of it is checkpointed here;
+    :mod:`redbeard_train.loop` trains it)."""
+
+    cfg: Config
+    run_dir: Path
+    net: Any
+    optimizer: Any
+    pool: Pool  # the learner's: names, snapshots, statistics (the workers' bots live in the workers)
+    workers: Any  # rollout.LocalWorkers or rollout.RayWorkers
+    counters: dict
+    ret_stats: np.ndarray  # running mean, variance, count of returns
+    recent_wins: list
+
+    def ret_norm(self, x: np.ndarray) -> np.ndarray:
+        return (x - self.ret_stats[0]) / np.sqrt(self.ret_stats[1] + 1e-8)
+
+
+def make_optimizer(net, cfg: Config):
+    """Adam over the network's parameters; the fused kernel (one pass over each tensor,
+    half the time of the per-operation one on the CPU) where torch has it for the device."""
+    import torch
+
+    fused = cfg.device == "cpu" or cfg.device.startswith("cuda")
+    return torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=fused or None)
 
 FORMAT = "redbeard-train"
 VERSION = 1
@@ -62,9 +91,9 @@ def save_run(run) -> None:
 
 
 def _rules(cfg: Config):
-    from redbeard_env.registry import game_named
+    from redbeard_env.registry import as_game
 
-    return game_named(cfg.game).make_rules(cfg.rules, **cfg.overrides)
+    return as_game(cfg.game).make_rules(cfg.rules, **cfg.overrides)
 
 
 def load_payload(path: Path) -> dict:
@@ -91,7 +120,7 @@ def resume_run(run_dir: Path, asked: Config, device):
     is a checkpoint this config cannot continue (:func:`check_resumable`). Nothing is
     written before the run has loaded."""
     path = run_dir / "checkpoint.pt"
-    payload = load_payload(path)
+    payload = _renamed_parts(load_payload(path))
     if not isinstance(payload.get("config"), dict):
         raise ConfigError(damaged(path, "config", "is not a mapping of config fields"))
     try:
@@ -114,12 +143,22 @@ def resume_run(run_dir: Path, asked: Config, device):
     return run
 
 
+def _renamed_parts(payload: dict) -> dict:
+    """A checkpoint with the names this code gives its parts: an arena's shaped-reward state
+    was ``prev_distance`` (after Rödskägg's use of it) in checkpoints written before."""
+    workers = payload.get("workers")
+    for worker in workers if isinstance(workers, list) else []:
+        arenas = worker.get("arenas") if isinstance(worker, dict) else None
+        for arena in arenas if isinstance(arenas, list) else []:
+            if isinstance(arena, dict) and "prev_distance" in arena and "shaping" not in arena:
+                arena["shaping"] = arena.pop("prev_distance")
+    return payload
+
+
 def _restore(payload: dict, cfg: Config, run_dir: Path, device):
     import torch
 
     from agents.ppo import policy_from_weights
-
-    from .loop import Run, make_optimizer
 
     path = run_dir / "checkpoint.pt"
     check_resumable(payload, cfg, path)
@@ -376,9 +415,9 @@ def check_policy_outputs(net, cfg: Config, what: str) -> None:
     import torch
 
     from agents.ppo import prior_agent
-    from redbeard_env.registry import game_named
+    from redbeard_env.registry import as_game
 
-    info = game_named(cfg.game)
+    info = as_game(cfg.game)
     rules = info.make_rules(cfg.rules, **cfg.overrides)
     rng = np.random.default_rng(0)
     obs_rows, mask_rows = [], []
@@ -390,7 +429,7 @@ def check_policy_outputs(net, cfg: Config, what: str) -> None:
             mask_rows.append(mask)
             obs, mask, *_ = venv.step((rng.random(mask.shape) * mask).argmax(1))
     obs, mask = np.concatenate(obs_rows), np.concatenate(mask_rows)
-    values = prior_agent(cfg.prior, cfg.game).action_values(obs, mask) if cfg.prior else None
+    values = prior_agent(cfg.prior, info).action_values(obs, mask) if cfg.prior else None
     was_training = net.training
     net.eval()
     try:

@@ -213,7 +213,7 @@ def test_documented_flags_parse_into_the_config():
     assert cfg.batch_size == 64 and cfg.plots is False and cfg.quiet is True
     cfg = cli.parse_args(["--agents", "heuristic", "--scores", "sample", "--score-range", "1", "6"])
     assert cfg.scores == "sample" and cfg.score_range == (1, 6)
-    assert (cfg.games, cfg.seed, cfg.rules, cfg.engine, cfg.batch_size, cfg.plots) == (2000, 0, "classic", "auto", None, True)
+    assert (cfg.games, cfg.seed, cfg.rules, cfg.engine, cfg.batch_size, cfg.plots) == (2000, 0, None, "auto", None, True)  # None: the game's default preset
 
 
 def test_help_explains_every_option(capsys):

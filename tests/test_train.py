@@ -469,14 +469,14 @@ def test_games_started_near_zero(tmp_path):
     arena = Arena(cfg, 4, 64, seed=0)
     rng = np.random.default_rng(0)
     before = arena.venv.scores.copy()
-    arena.start_near_zero(np.arange(32), rng, 1, 3, share=0.0)
+    arena.start_at_scores(np.arange(32), rng, 1, 3, share=0.0)
     assert np.array_equal(arena.venv.scores, before)  # share 0: untouched
     games = np.arange(0, 64, 2)
-    arena.start_near_zero(games, rng, 1, 3, share=1.0)
+    arena.start_at_scores(games, rng, 1, 3, share=1.0)
     scores = arena.venv.scores
     assert ((scores[games] >= 1) & (scores[games] <= 3)).all() and len(np.unique(scores[games])) == 3
     assert np.array_equal(scores[1::2], before[1::2])  # the other games are left as they were
-    assert np.array_equal(arena.prev_distance[games], np.abs(scores[games]))
+    assert np.array_equal(arena.shaping[games], np.abs(scores[games]))  # Rödskägg's shaping: the distance to 0
     assert np.array_equal(arena.obs, arena.venv.observe()) and np.array_equal(arena.seat, arena.venv.to_act)
     resumes_exactly_and_differs(tmp_path, ["--start-scores", "1", "2", "--start-scores-share", "0.5"])
 

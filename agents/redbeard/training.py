@@ -9,7 +9,13 @@ the game's leader rule and player count, while the hand holds all six cards (zer
 afterwards). Bidding most needs this and is the hardest to learn from 52 card bits alone.
 
 Shaped reward (:func:`round_gain`, the trainer's ``reward: shaped``): at every scored
-round, the distance to zero gained, / start_score.
+round, the distance to zero gained, / start_score; the state it keeps per seat is the
+distance after the last scored round (:func:`shaping_start`).
+
+Games near zero (the trainer's ``start_scores``: :func:`check_start_scores`,
+:func:`start_games`): a share of the training games starts with every seat on a score
+between 1 and the start score, where following along and the last contracts are decided.
+The ablation's round probe (:data:`ROUND_PROBE`): the join rate of rounds started at 2 points.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from redbeard_env.redbeard import game as G
 from redbeard_env.redbeard import handeval
 from redbeard_env.redbeard.cards import NUM_ACTIONS, NUM_CARDS
 from redbeard_env.redbeard.observation import MIN_PLAYERS, OBS_SIZE, OBS_SLICES, OFF, RULES_SIZE
@@ -81,6 +88,30 @@ def round_gain(info: dict, rounds: np.ndarray, prev_distance: np.ndarray, rules)
     gain = (prev_distance[rounds] - dist) / abs(rules.start_score)
     prev_distance[rounds] = dist
     return gain
+
+
+def shaping_start(scores: np.ndarray) -> np.ndarray:
+    """The shaped reward's state of each seat of games starting at ``scores``: the distance
+    to zero."""
+    return np.abs(scores).astype(np.float32)
+
+
+def check_start_scores(rules, low: int, high: int) -> None:
+    """``ValueError`` unless training games may start at scores ``low..high`` under ``rules``."""
+    if not 1 <= low <= high <= rules.start_score:
+        raise ValueError(f"must be [LO, HI] with 1 <= LO <= HI <= the start score ({rules.start_score}), or [] (off)")
+
+
+def start_games(venv, rules, slots: np.ndarray, scores: np.ndarray, rng: np.random.Generator):
+    """Games dealt from ``rng`` with each seat on ``scores`` (a row per slot), loaded into
+    ``slots`` of the batch engine ``venv``; returns its ``(obs, mask, seat)``."""
+    games = [G.new_game(rules, venv.num_players, rng, scores=[int(x) for x in row]) for row in scores]
+    return venv.load_games(games, slots)
+
+
+#: the ablation's probe of a trained policy (redbeard_train.ablation): its column, the score
+#: every seat starts the probed rounds at, and the metric read (rounds against heuristics)
+ROUND_PROBE = ("joins from 2 points", 2, "join_rate")
 
 
 def held_cards(venv) -> np.ndarray:
