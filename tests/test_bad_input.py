@@ -17,6 +17,8 @@ from redbeard_env.redbeard.cards import card_name
 from redbeard_env.redbeard.observation import encode
 from redbeard_env.redbeard.rules import BOOL_FIELDS, CHOICES, FIELD_NAMES, INT_RANGES, PRESETS
 
+from game_parts import games_with, has_batch_engine
+
 PRESET_NAMES = ("classic", "fem_opp", "raudskjegg", "wikipedia")
 
 
@@ -570,6 +572,7 @@ def test_errors_never_repeat_a_long_input():
 
 # ---------------------------------------------------------------- library calls (issue 59 item 8)
 GAMES = redbeard_env.registered_games()
+BATCH_GAMES = games_with(has_batch_engine)  # a batch engine is optional
 
 
 def _play_to_the_end(env, seed=0):
@@ -585,8 +588,11 @@ def _play_to_the_end(env, seed=0):
     assert env.agents == []
 
 
+BAD_SEEDS = [1.5, "x", -1, True, np.bool_(False), [1, 2], 3.0, np.float64(2)]
+
+
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("seed", [1.5, "x", -1, True, np.bool_(False), [1, 2], 3.0, np.float64(2)])
+@pytest.mark.parametrize("seed", BAD_SEEDS)
 def test_a_bad_seed_is_a_value_error_naming_what_a_seed_may_be(game, seed):
     env = redbeard_env.make(game, num_players=4)
     env.reset(seed=3)
@@ -594,7 +600,12 @@ def test_a_bad_seed_is_a_value_error_naming_what_a_seed_may_be(game, seed):
     with pytest.raises(ValueError, match=r"^seed must be None or an int >= 0, got "):
         env.reset(seed=seed)
     assert env.unwrapped.game is before  # refused before anything changed
-    # a batch engine also takes a list of such ints (numpy's entropy): a list of lists is refused
+
+
+@pytest.mark.parametrize("game", BATCH_GAMES)
+@pytest.mark.parametrize("seed", BAD_SEEDS)
+def test_a_bad_seed_of_a_batch_engine_is_a_value_error(game, seed):
+    """A batch engine also takes a list of such ints (numpy's entropy): a list of lists is refused."""
     vector_seed = [[1], [2]] if isinstance(seed, list) else seed
     venv_type = redbeard_env.game_named(game).vector_env
     with pytest.raises(ValueError, match=r"^seed must be None or an int >= 0 \(or a list of them\), got "):
@@ -611,13 +622,17 @@ def test_numpy_seeds_play_the_same_games_as_python_ints(game):
     b.reset(seed=np.uint32(7))
     for agent in a.possible_agents:
         assert np.array_equal(a.observe(agent)["observation"], b.observe(agent)["observation"])
+
+
+@pytest.mark.parametrize("game", BATCH_GAMES)
+def test_numpy_seeds_play_the_same_games_as_python_ints_on_a_batch_engine(game):
     venv_type = redbeard_env.game_named(game).vector_env
     obs_a = venv_type(3, 4, seed=5).reset()[0]
     obs_b = venv_type(3, 4, seed=np.int64(5)).reset()[0]
     assert np.array_equal(obs_a, obs_b)
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", BATCH_GAMES)
 def test_a_batch_too_large_to_allocate_is_a_value_error_with_the_bound(game):
     from redbeard_env.common import MAX_NUM_ENVS
 
@@ -647,18 +662,25 @@ def test_last_after_the_end_and_calls_before_reset_are_value_errors(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_any_integral_player_count_is_accepted_and_a_bool_is_not(game):
-    info = redbeard_env.game_named(game)
-    lo, _ = info.player_range
+    lo, _ = redbeard_env.game_named(game).player_range
     for n in (np.int64(lo), np.int32(lo + 1), np.uint8(lo)):
         env = redbeard_env.make(game, num_players=n)
         assert type(env.num_players) is int and env.num_players == int(n)
         env.reset(seed=0)
         assert len(env.agents) == int(n)
-        venv = info.vector_env(2, n, seed=0)
-        assert type(venv.num_players) is int and venv.num_players == int(n)
     for bad in (True, np.bool_(True), float(lo), str(lo)):
         with pytest.raises(ValueError, match=r"^num_players must be an int in \d\.\.\d, got "):
             redbeard_env.make(game, num_players=bad)
+
+
+@pytest.mark.parametrize("game", BATCH_GAMES)
+def test_any_integral_player_count_is_accepted_by_a_batch_engine_and_a_bool_is_not(game):
+    info = redbeard_env.game_named(game)
+    lo, _ = info.player_range
+    for n in (np.int64(lo), np.int32(lo + 1), np.uint8(lo)):
+        venv = info.vector_env(2, n, seed=0)
+        assert type(venv.num_players) is int and venv.num_players == int(n)
+    for bad in (True, np.bool_(True), float(lo), str(lo)):
         with pytest.raises(ValueError, match=r"^num_players must be an int in \d\.\.\d, got "):
             info.vector_env(2, bad, seed=0)
 
