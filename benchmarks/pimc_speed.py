@@ -120,9 +120,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--baseline", default=None, help="another checkout to time, alternating with this one")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from redbeard_env.registry import game_named, registered_games
+    from redbeard_env.registry import as_game, game_named
 
-    game = game_named(args.game or registered_games()[0]).name
+    game = as_game(args.game).name
     rules = args.rules or game_named(game).default_rules
     obs, mask = record_positions(game, args.positions, args.players, rules, args.seed)
     trees = {"this": ROOT}

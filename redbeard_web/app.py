@@ -65,7 +65,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from redbeard_env.records import rules_dict
-from redbeard_env.registry import game_named, registered_games
+from redbeard_env.registry import as_game, game_named, registered_games
 
 from .guards import (SECURITY_HEADERS, AddressShares, ClientAddress, ClientGone, GameGates, HintPool, HostCheck,
                      TrustedProxies, address_of, error, log, race_client, read_json, refuse)
@@ -115,12 +115,12 @@ def game_options(name: str) -> dict:
 
 
 def all_options(first: str | None = None) -> dict:
-    """Every game's options; ``first`` (default: the first registered game) also at the top
+    """Every game's options; ``first`` (default: the game of a request naming none) also at the top
     level, as the API gave them when it had one game."""
     games = [game_options(name) for name in registered_games()]
-    first = game_named(first or registered_games()[0]).name
+    first = as_game(first or None).name
     top = next(g for g in games if g["name"] == first)
-    return {"games": games, "default_game": registered_games()[0],
+    return {"games": games, "default_game": as_game(None).name,
             **{k: top[k] for k in ("presets", "choices", "ranges", "players", "bots")}}
 
 

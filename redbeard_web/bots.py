@@ -47,7 +47,7 @@ import numpy as np
 
 from agents.registry import Spec, _quote, available_agents, check_spec, make_agent, parse_spec, resolve
 from redbeard_env.common import parse_literal
-from redbeard_env.registry import game_named, registered_games
+from redbeard_env.registry import as_game, game_named, registered_games
 
 from .levels import levels_of
 from .limits import Limits
@@ -63,7 +63,8 @@ FILE_BOTS = {"ppo": "checkpoint", "sb3": "path"}
 
 
 def default_game() -> str:
-    return registered_games()[0]
+    """The game of a request that names none (:func:`~redbeard_env.registry.as_game`)."""
+    return as_game(None).name
 
 
 def _pretrained_dir() -> Path | None:

@@ -40,7 +40,7 @@ from typing import Callable, TextIO
 
 from redbeard_env.common import parse_overrides
 from redbeard_env.records import append_records, check_appendable
-from redbeard_env.registry import Game, game_named, registered_games
+from redbeard_env.registry import LEGACY_GAME, Game, as_game, game_named, registered_games
 from redbeard_env.viewparts import ASCII
 
 from agents.registry import parse_spec
@@ -49,9 +49,7 @@ from .session import HUMAN, BotPool, GameSession, parse_new_game, views_of
 
 
 def _game(game: "str | Game | None") -> Game:
-    if isinstance(game, Game):
-        return game
-    return game_named(game or registered_games()[0])
+    return as_game(game or None)
 
 
 def parse_input(text: str, legal: list[str], game: "str | Game | None" = None,
@@ -143,7 +141,7 @@ def build_parser(game: "str | None" = None) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="redbeard-play", description="Play a game of the family against the bots "
                                 "in a terminal.")
     p.add_argument("--game", default=info.name, choices=list(registered_games()),
-                   help=f"the game (default {registered_games()[0]})")
+                   help=f"the game (default {LEGACY_GAME})")
     p.add_argument("--rules", default=info.default_rules, choices=sorted(info.presets),
                    help=f"rule sheet of the game (default {info.default_rules})")
     p.add_argument("--players", type=int, default=min(max(4, lo), hi), help=f"{lo}..{hi} (default {min(max(4, lo), hi)})")
@@ -168,7 +166,7 @@ def build_parser(game: "str | None" = None) -> argparse.ArgumentParser:
 def _which_game(argv: list[str] | None) -> str:
     """The ``--game`` of a command line (the other options' choices depend on it)."""
     pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--game", default=registered_games()[0], choices=list(registered_games()))
+    pre.add_argument("--game", default=LEGACY_GAME, choices=list(registered_games()))
     known, _ = pre.parse_known_args(argv)
     return known.game
 
