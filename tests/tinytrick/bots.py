@@ -15,13 +15,10 @@ BOTS = {"heuristic": "tinytrick.bots:TinyHeuristic"}
 
 
 class TinyHeuristic(Agent):
-    PARAMS: dict = {}
+    PARAMS: dict = {}  # none: it picks by rule, with no randomness to seed
     COST = 1.0
     game = "tinytrick"
     value_units = "points"  # its values are points it expects (the review shows them so)
-
-    def __init__(self, seed: int | None = None):
-        pass
 
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, legal = check_batch(obs, mask, self.game)
