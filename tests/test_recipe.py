@@ -12,9 +12,10 @@ torch = pytest.importorskip("torch")
 import redbeard_train as train  # noqa: E402
 from agents.ppo import PolicyNet, load_checkpoint, privileged_view, save_checkpoint  # noqa: E402
 from agents.registry import training_of  # noqa: E402
-from redbeard_env.registry import game_named, registered_games  # noqa: E402
+from redbeard_env.registry import game_named  # noqa: E402
 from redbeard_train.loop import distill_weight  # noqa: E402
 
+from game_parts import games_with, has_training_part, trains  # noqa: E402
 from test_train import load, resumes_exactly_and_differs  # noqa: E402
 
 
@@ -32,7 +33,7 @@ def test_privileged_view_is_every_hand_from_the_acting_seat():
     assert target[1].tolist() == [2, 0, 0, 4]
 
 
-@pytest.mark.parametrize("game", registered_games())
+@pytest.mark.parametrize("game", games_with(trains))  # held_cards reads the trainer's batch engine
 def test_held_cards_match_the_reference_game(game):
     info = game_named(game)
     venv = info.vector_env(num_envs=4, num_players=info.player_range[0] + 1, rules=info.default_rules, seed=2)
@@ -46,7 +47,7 @@ def test_held_cards_match_the_reference_game(game):
         assert np.array_equal(held[b], want)
 
 
-@pytest.mark.parametrize("game", registered_games())
+@pytest.mark.parametrize("game", games_with(has_training_part))
 def test_the_policy_never_sees_the_privileged_input(game):
     net = PolicyNet(hidden=(16,), game=game, critic="privileged", belief=True)
     B, info = 5, game_named(game)

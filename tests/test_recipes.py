@@ -18,9 +18,11 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("tyro")
 
-from redbeard_env.registry import game_named, registered_games  # noqa: E402
+from redbeard_env.registry import game_named  # noqa: E402
 from redbeard_train.recipe import (  # noqa: E402
     Pipeline, RecipeError, known_recipes, load_recipe, make_table, recipe_from_dict, resolve_stages)
+
+from game_parts import games_with, trains  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,10 +122,10 @@ def test_the_command_line_refuses_a_bad_table(tmp_path, args, message):
 
 # ---------------------------------------------------------------------- every recipe at every table
 def tables():
-    """Every registered game's presets at its smallest and largest player count, and a few
-    overrides."""
+    """Every preset of every game the trainer plays (game_parts.trains) at its smallest and
+    largest player count, and a few overrides."""
     out = []
-    for name in registered_games():
+    for name in games_with(trains):
         info = game_named(name)
         lo, hi = info.player_range
         for preset in info.presets:
