@@ -112,8 +112,16 @@ Commands: help, hint [bot spec] (what a bot would do, default heuristic), table,
         return f"{seat_label(seat, you)} {verb} {what}".rstrip()
 
     def why_illegal(self, g, seat: int, name: str) -> str:
-        """Why a move is not allowed now, in words ("": no reason known)."""
-        return ""
+        """Why a move is not allowed now, in words ("": no reason known); by default a card
+        to play (``play:<card>``) that ``seat`` does not hold."""
+        kind, _, what = name.partition(":")
+        try:
+            card = self.cards.parse_card(what) if kind == "play" else None
+        except ValueError:
+            return ""
+        if card is None or card in g.hands[seat]:
+            return ""
+        return f"you do not hold {self.card_text(self.cards.card_name(card))}"
 
     # ------------------------------------------------------------ the outcome
     def winners(self, g) -> list[int]:
@@ -158,7 +166,7 @@ Commands: help, hint [bot spec] (what a bot would do, default heuristic), table,
                             "call": call, "call_text": self.describe(s, call, s).split(" ", 1)[1] if call else "",
                             "tricks": g.tricks[s], "hand_size": len(g.hands[s]), "dealer": s == g.dealer,
                             "to_act": s == g.to_act, "winner": s in self.winners(g), "flags": self.flags(g, s),
-                            "inactive": False})
+                            "active": True, "inactive": False})  # every seat plays to the end by default
         return {"phase": g.phase, "to_act": g.to_act if g.to_act >= 0 else None, "round": getattr(g, "round", 0) + 1,
                 "dealer": g.dealer, "trick": [{"seat": s, "card": self.cards.card_name(c)} for s, c in g.trick],
                 "last_trick": last_trick, "scores": list(g.scores), "players": players,
