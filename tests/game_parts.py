@@ -1,7 +1,8 @@
 """Which registered games have the parts a game may lack, for the tests of those parts.
 
 A game must have what :mod:`redbeard_env.contract` lists; a batch engine, a training part,
-a given bot (``pimc``) and shipped policies are its own choice. A test of such a part runs
+a given bot (``pimc``), shipped policies and the bots to make the web table's levels are its
+own choice. A test of such a part runs
 over the games that have it, chosen here by asking the registries (never by a game's name),
 so a new game plugged in (``tests/tinytrick``) runs every test that applies to it.
 
@@ -45,6 +46,14 @@ def shipped_policies(game: str) -> list[str]:
     from redbeard_web.bots import shipped_checkpoints
 
     return shipped_checkpoints(game)
+
+
+def has_levels(game: str) -> bool:
+    """The web table's levels rank a game's bots (:func:`redbeard_web.levels.candidates`):
+    a game with at least three has levels to measure and show."""
+    from redbeard_web.levels import candidates
+
+    return len(candidates(game)) >= 3
 
 
 def games_with(has, *args) -> tuple[str, ...]:

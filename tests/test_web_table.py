@@ -24,7 +24,10 @@ from redbeard_web.review import ReviewJob, review  # noqa: E402
 from redbeard_web.session import BotPool, GameSession, parse_new_game  # noqa: E402
 from redbeard_web.store import GameStore  # noqa: E402
 
+from game_parts import games_with, has_levels  # noqa: E402
+
 GAMES = redbeard_env.registered_games()
+LEVEL_GAMES = games_with(has_levels)  # the games with bots enough for levels
 QUESTION_MOVES = {"join", "fold", "ask", "skip", "look", "no_look", "keep", "redeal"}
 
 
@@ -134,7 +137,7 @@ def test_the_rounds_result_lists_every_score_change(client, game):
 
 
 # ---------------------------------------------------------------- levels
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", LEVEL_GAMES)
 def test_levels_are_measured_and_strictly_ordered(client, game):
     r = client.get(f"/api/levels?game={game}")
     assert r.status_code == 200
@@ -192,11 +195,13 @@ def test_the_review_ranks_your_decisions_by_cost(client, game):
 def test_the_review_asks_the_strongest_level_bot_that_values_moves():
     from redbeard_web.review import default_bot, values_actions
 
-    for game in GAMES:
+    for game in LEVEL_GAMES:
         bots = [lv["bot"] for lv in L.levels_of(game)["levels"]]
         chosen = default_bot(game)
         assert chosen in bots and values_actions(chosen, game), (game, chosen)
         assert not any(values_actions(b, game) for b in bots[bots.index(chosen) + 1:]), (game, bots)
+    for game in set(GAMES) - set(LEVEL_GAMES):  # no levels: the bot the caller names (the views' REVIEW_BOT)
+        assert not L.levels_of(game)["levels"] and default_bot(game, "random") == "random"
 
 
 def test_the_review_sees_only_your_observation_then(bots):
