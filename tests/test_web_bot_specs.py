@@ -24,6 +24,7 @@ from redbeard_web.cli import build_parser  # noqa: E402
 from redbeard_web.levels import levels_of  # noqa: E402
 from redbeard_web.limits import Limits  # noqa: E402
 from redbeard_web.review import default_bot  # noqa: E402
+from agents.registry import declaration, parse_spec, resolve  # noqa: E402
 from redbeard_web.store import GameStore  # noqa: E402
 from test_bot_params import bot_specs  # noqa: E402
 
@@ -58,6 +59,17 @@ def human_first(client, game: str, **body) -> dict:
 
 
 # ---------------------------------------------------------------- the table offers, the client picks
+def unoffered_specs(game: str, offered: list[str]) -> list[str]:
+    """Specs that the bots' declarations allow and the table does not offer: each offered bot
+    with a seed, where it takes one, and a search of other samples where pimc is offered."""
+    out = []
+    for spec in offered:
+        if "seed" in (declaration(resolve(parse_spec(spec).name, game)[0]) or {}):
+            out.append(f"{spec}{',' if ':' in spec else ':'}seed=2")
+    out += ["pimc:samples=8"] if "pimc" in offered else []
+    return out
+
+
 def test_the_server_plays_only_the_offered_bots_unless_told():
     assert build_parser().parse_args([]).free_specs is False
     assert build_parser().parse_args(["--free-specs"]).free_specs is True
@@ -75,7 +87,10 @@ def test_the_server_plays_only_the_offered_bots_unless_told():
         r = client.get(f"/api/games/{view['id']}/hint", params={"bot": offered[0]})
         assert r.status_code == 200, r.text
         kept = len(store)
-        for spec in ("heuristic:seed=1", "random:seed=3", "pimc:samples=8", f"{offered[0]},seed=2"):
+        refused = unoffered_specs(game, offered)
+        assert refused
+        for spec in refused:
+            assert BotPool(free_specs=True).check(spec, game) == spec  # allowed with --free-specs
             message = refusal(client.get(f"/api/games/{view['id']}/hint", params={"bot": spec}), "only the bots it offers")
             assert "--free-specs" in message
             refusal(client.post("/api/games", json={"game": game, "opponents": spec}), "only the bots it offers")
