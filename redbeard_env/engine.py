@@ -8,10 +8,10 @@ on its batch engine (fast; every bot must answer whole batches) and ``"reference
 reference engine (one game object per slot: slow, the rules' definition). A game's own
 ``engine`` module subclasses :class:`ReferenceBatchBase` and, if the game has a batch
 engine, :class:`VectorBatchBase` (a game without one plays its tournaments on the
-reference engine); :func:`make_engine` picks the game from the type of its ``Rules``.
+reference engine); :func:`make_engine` builds either for a registry ``Game``.
 
 ```python
-engine = make_engine("vector", rules, num_players=4, seed=0)
+engine = make_engine("vector", rules, num_players=4, seed=0, game=game_named(name))
 engine.start(jobs)                      # one game per Job, slots 0..B-1
 while engine.live.any():
     obs, mask, seat = engine.observe()  # the acting seat's view in every slot
@@ -267,16 +267,12 @@ class VectorBatchBase(BatchEngine):
         return ev
 
 
-def make_engine(name: str, rules: Any, num_players: int, seed: int, record: bool = False, game: Any = None) -> BatchEngine:
+def make_engine(name: str, rules: Any, num_players: int, seed: int, *, game: Any, record: bool = False) -> BatchEngine:
     """The batch engine called ``name`` (``"vector"`` or ``"reference"``) of ``game`` (a
-    registry ``Game``; None: the game whose ``Rules`` these are); ``record`` (the reference
+    registry ``Game``, resolved by the caller) at ``rules``; ``record`` (the reference
     engine only) keeps a game record of every job (:mod:`redbeard_env.records`)."""
     if name not in ENGINE_NAMES:
         raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINE_NAMES))}, got {name!r}")
-    if game is None:
-        from .registry import game_of_rules
-
-        game = game_of_rules(rules)
     if name not in game.engines:
         raise ValueError(f"{game.title} has no {name} engine (it has {', '.join(game.engines)}): use engine='reference'")
     if record:

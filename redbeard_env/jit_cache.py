@@ -74,7 +74,7 @@ class _DependentLocator(_Base):
 
 def cache_with(module_file: str, *dependencies: types.ModuleType) -> bool:
     """Stamp the cache of the compiled functions defined in ``module_file`` with its content
-    and the content of the ``dependencies``' files. Call before the first compilation (at
+    and the content of the ``dependencies``' files (and of the files they are stamped with). Call before the first compilation (at
     the top of the module). Returns whether the hook is in place (else: compile with
     ``cache=False``)."""
     if _LOCATORS is None:
@@ -85,6 +85,9 @@ def cache_with(module_file: str, *dependencies: types.ModuleType) -> bool:
         return False
     if _DependentLocator not in _LOCATORS:
         _LOCATORS.insert(0, _DependentLocator)
-    files = (os.path.realpath(module_file),) + tuple(os.path.realpath(m.__file__) for m in dependencies)
-    _DEPENDENCIES[files[0]] = files
+    files = [os.path.realpath(module_file)]
+    for module in dependencies:  # a dependency's own stamped files too: a change anywhere below counts
+        path = os.path.realpath(module.__file__)
+        files += [f for f in _DEPENDENCIES.get(path, (path,)) if f not in files]
+    _DEPENDENCIES[files[0]] = tuple(files)
     return True

@@ -30,7 +30,6 @@ shared generator. Specs resolve within the game being played
 from __future__ import annotations
 
 import dataclasses
-import functools
 import importlib.util
 import json
 import math
@@ -51,6 +50,7 @@ from redbeard_env.registry import as_game, game_named, registered_games
 
 from .levels import levels_of
 from .limits import Limits
+from .shipped import shipped_checkpoints, trained_at
 
 #: the built-in bots the page offers after the shipped policies, where the game has them
 OFFERED = ("heuristic", "pimc", "random")
@@ -65,49 +65,6 @@ FILE_BOTS = {"ppo": "checkpoint", "sb3": "path"}
 def default_game() -> str:
     """The game of a request that names none (:func:`~redbeard_env.registry.as_game`)."""
     return as_game(None).name
-
-
-def _pretrained_dir() -> Path | None:
-    spec = importlib.util.find_spec("agents")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0]) / "pretrained"
-
-
-@functools.lru_cache(maxsize=512)
-def _trained(path: str, mtime_ns: int, size: int) -> Any:
-    """The :class:`agents.ppo.TrainedTable` a checkpoint file records (its game among
-    them), or None if it cannot be read (or torch is not installed)."""
-    try:
-        from agents.ppo import read_payload, trained_table
-
-        payload = read_payload(Path(path))
-        return trained_table(payload) if isinstance(payload, dict) else None
-    except (ImportError, ValueError):
-        return None
-
-
-def trained_at(path: Path) -> Any:
-    """:func:`_trained` of a file, read again when it changes (None: unreadable)."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    if importlib.util.find_spec("torch") is None:
-        return None
-    return _trained(str(path), stat.st_mtime_ns, stat.st_size)
-
-
-def shipped_checkpoints(game: str | None = None) -> list[str]:
-    """Names of the policies shipped in ``agents/pretrained`` (usable as ``ppo:<name>``);
-    with ``game``, only those that play it (which needs torch to read the files)."""
-    folder = _pretrained_dir()
-    if folder is None:
-        return []
-    paths = sorted(folder.glob("*.pt"))
-    if game is None:
-        return [p.stem for p in paths]
-    return [p.stem for p in paths if getattr(trained_at(p), "game", None) == game]
 
 
 def checkpoint_game(name: str) -> str | None:

@@ -46,6 +46,8 @@ from pathlib import Path
 
 from redbeard_env.registry import game_named, registered_games
 
+from .shipped import pretrained_dir, shipped_checkpoints
+
 LEVELS_PATH = Path(__file__).resolve().parent / "levels.json"
 LEVEL_NAMES = ("Beginner", "Club", "Strong", "Expert")
 TABLE_SIZE = 4  # players at the measuring tables
@@ -92,10 +94,8 @@ def _policies(game: str) -> dict[str, dict]:
     """The game's shipped policies: name -> {"rules", "players"} from their payloads."""
     from agents.ppo import read_payload
 
-    from .bots import _pretrained_dir, shipped_checkpoints
-
     out = {}
-    folder = _pretrained_dir()
+    folder = pretrained_dir()
     for name in shipped_checkpoints(game):
         payload = read_payload(folder / f"{name}.pt")
         config = payload.get("config") if isinstance(payload.get("config"), dict) else {}

@@ -16,9 +16,12 @@ from redbeard_eval import cli, deals, metrics
 from redbeard_eval import run_tournament
 from redbeard_eval.tournament import play_tournament
 from redbeard_env.engine import BatchEngine, Job, make_engine
+from redbeard_env.registry import game_named
 from redbeard_env.redbeard.engine import ReferenceBatch, VectorBatch
 from redbeard_env.redbeard.metrics import Records
 from redbeard_env.redbeard.rules import make_rules
+
+REDBEARD = game_named("redbeard")
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,17 +78,17 @@ def test_rotations_replay_identical_deals(engine):
 def test_make_engine_builds_both_engines_and_refuses_others():
     rules = make_rules("classic")
     for name, cls in (("vector", VectorBatch), ("reference", ReferenceBatch)):
-        engine = make_engine(name, rules, 4, 0)
+        engine = make_engine(name, rules, 4, 0, game=REDBEARD)
         assert isinstance(engine, cls) and isinstance(engine, BatchEngine) and engine.name == name
     with pytest.raises(ValueError, match="engine must be one of 'vector', 'reference', got 'fast'"):
-        make_engine("fast", rules, 4, 0)
+        make_engine("fast", rules, 4, 0, game=REDBEARD)
 
 
 def test_release_stops_a_slot_and_its_seat_reads_minus_one():
     """Round mode releases a slot after its round: it must stop being live and observed."""
     rules = make_rules("classic")
     jobs = [Job(i, i, 0, (0, 0, 0), *deals.deal_sequence(0, i, 3, 4, 52, 2)) for i in range(3)]
-    for engine in (make_engine("vector", rules, 3, 0), make_engine("reference", rules, 3, 0)):
+    for engine in (make_engine("vector", rules, 3, 0, game=REDBEARD), make_engine("reference", rules, 3, 0, game=REDBEARD)):
         engine.start(jobs)
         engine.release(np.array([1]))
         assert engine.live.tolist() == [True, False, True]

@@ -6,7 +6,13 @@
   (``redbeard_env/family/``, ``agents/family/``), which its games share, is not a game;
 - no game's folder imports another game's folder (what two games share has a home of its
   own);
-- no module over 800 lines and no function over 100 lines outside the tests.
+- no module over 800 lines and no function over 100 lines outside the tests;
+- no import cycle between modules, imports inside functions included (a package's
+  ``__init__`` and its own submodules aside: that is one package);
+- no ``registered_games()[0]``: the game of a call that names none is
+  ``redbeard_env.registry.as_game(None)``, read in one named place (``LEGACY_GAME``);
+- no block of six or more code lines repeated between modules (imports, comments and
+  lines of three characters or fewer aside).
 
 Two modules are allowed to name the first game, because SPEC §3 and §3b put its API
 there: ``redbeard_env/__init__.py`` (``redbeard_env.env`` ...) and ``redbeard_env/vector.py``.
@@ -15,6 +21,7 @@ there: ``redbeard_env/__init__.py`` (``redbeard_env.env`` ...) and ``redbeard_en
 from __future__ import annotations
 
 import ast
+import collections
 from pathlib import Path
 
 import pytest
@@ -142,3 +149,148 @@ def test_modules_and_functions_stay_short(limit, kind):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > limit:
                 long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {node.end_lineno - node.lineno + 1} lines")
     assert not long, f"over {limit} lines:\n" + "\n".join(long)
+
+
+# ---------------------------------------------------------------- imports as a graph
+def module_names() -> dict[str, Path]:
+    names = {}
+    for path in sources(include_games=True):
+        rel = path.relative_to(ROOT).with_suffix("")
+        name = ".".join(rel.parts)
+        names[name[: -len(".__init__")] if name.endswith(".__init__") else name] = path
+    return names
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules ``name`` imports anywhere in its code (inside functions too), a
+    package and its own submodules aside."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            base = node.module or ""
+            if node.level:
+                up = package[: len(package) - (node.level - 1)]
+                base = ".".join(up + ([base] if base else []))
+            targets = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        out |= {t for t in targets if t in modules and t != name
+                and not name.startswith(t + ".") and not t.startswith(name + ".")}
+    return out
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm,
+    iterative)."""
+    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return cycles
+
+
+def test_no_import_cycle_between_modules():
+    modules = module_names()
+    graph = {name: imports_of(name, path, modules) for name, path in modules.items()}
+    assert not import_cycles(graph), import_cycles(graph)
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_takes_the_first_registered_game_as_a_default():
+    found = [f"{p.relative_to(ROOT)}:{i}" for p in sources(include_games=True)
+             for i, line in enumerate(p.read_text().splitlines(), 1) if "registered_games()[0]" in line]
+    assert not found, found
+
+
+# ---------------------------------------------------------------- repeated blocks
+BLOCK = 6
+
+
+def code_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, stripped text) of the lines that count towards a repeated block:
+    not blank, a comment, an import (a parenthesised import list included) or three
+    characters or fewer."""
+    out, in_import = [], False
+    for number, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if in_import:
+            in_import = not s.endswith(")")
+            continue
+        if s.startswith(("import ", "from ")):
+            in_import = s.endswith("(")
+            continue
+        if len(s) > 3 and not s.startswith("#"):
+            out.append((number, s))
+    return out
+
+
+def repeated_blocks(texts: dict[str, str]) -> dict[tuple[str, str], int]:
+    """Pairs of modules sharing a block of ``BLOCK`` code lines: the first line of the
+    first such block in the first module."""
+    seen = collections.defaultdict(set)
+    first = {}
+    for name, text in texts.items():
+        lines = code_lines(text)
+        for k in range(len(lines) - BLOCK + 1):
+            key = tuple(s for _, s in lines[k:k + BLOCK])
+            seen[key].add(name)
+            first.setdefault((key, name), lines[k][0])
+    pairs = {}
+    for key, names in seen.items():
+        names = sorted(names)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                pairs.setdefault((a, b), first[key, a])
+    return pairs
+
+
+def test_no_block_of_six_lines_repeats_between_modules():
+    texts = {str(p.relative_to(ROOT)): p.read_text() for p in sources(include_games=True)}
+    pairs = repeated_blocks(texts)
+    assert not pairs, "modules repeating a block of six lines:\n" + "\n".join(
+        f"{a}:{line} and {b}" for (a, b), line in sorted(pairs.items()))
+
+
+def test_the_block_finder_finds_a_copy_and_passes_imports():
+    body = "".join(f"    total = total + value_{i} * weight_{i}\n" for i in range(BLOCK))
+    imports = "from x import (\n    alpha,\n    beta,\n    gamma,\n    delta,\n    epsilon,\n    zeta,\n)\n"
+    assert repeated_blocks({"a.py": "def f():\n" + body, "b.py": "x = 1\n\n" + body}) == {("a.py", "b.py"): 2}
+    assert repeated_blocks({"a.py": imports, "b.py": imports}) == {}
+    assert repeated_blocks({"a.py": body[: body.rindex("    total")], "b.py": body}) == {}

@@ -38,7 +38,7 @@ def test_engines_agree_and_rotations_replay_the_same_cards():
     # every seating of a deal starts from the same cards per seat
     rules = make_rules("sortskaeg", deal="carry")
     dealer, decks = deals.deal_sequence(0, 5, 3, 13, 42, 1)
-    engine = make_engine("vector", rules, 3, 0)
+    engine = make_engine("vector", rules, 3, 0, game=game_named("sortskaeg"))
     engine.start([Job(r, 5, r, (0, 1, 2), dealer, decks) for r in range(3)])
     obs, mask, seat = engine.observe()
     assert all(np.array_equal(obs[0], o) for o in obs)

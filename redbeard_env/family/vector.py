@@ -83,13 +83,13 @@ Implementation notes
 
 from __future__ import annotations
 
-import sys
 from types import ModuleType
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..common import MAX_NUM_ENVS, check_int, check_seed
+from ..vector_base import BufferViews, ObsBuffers, random_legal_rows
 from . import game as G
 from . import vector_kernels as K
 from .layout import Layout
@@ -126,7 +126,7 @@ def _card_set(bits, num_cards: int) -> set[int]:
     return {c for c in range(num_cards) if int(bits) >> c & 1}
 
 
-class FamilyVectorEnv:
+class FamilyVectorEnv(BufferViews):
     """The batch engine of a game of the family; see the module docstring. A game's subclass
     sets ``rules_module`` (``make_rules``, ``check_num_players``, ``SCORE_LIMIT``,
     ``MAX_ROUNDS``), ``layout`` (its observation :class:`~.layout.Layout`), ``cards``
@@ -199,20 +199,6 @@ class FamilyVectorEnv:
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "_views"}
-
-    def __setstate__(self, state: dict) -> None:
-        """The attributes are views of ``_raw``; pickling turns them into copies. Rebuild the
-        buffer and the views, then copy the values in, so an unpickled engine continues
-        exactly."""
-        self.__dict__.update(state)
-        self._alloc()
-        for key, value in state.items():
-            current = self.__dict__.get(key)
-            if isinstance(value, np.ndarray) and isinstance(current, np.ndarray) and current is not value:
-                if current.shape == value.shape and current.flags.writeable:
-                    current[...] = value
-                    continue
-            self.__dict__[key] = value
 
     # card sets as bool arrays (copies; the state holds the bit masks)
     hands = property(lambda self: unpack_cards(self.hands_bits, self.num_cards), doc="bool [B, n, C]: each seat's hand")
@@ -420,44 +406,7 @@ class FamilyVectorEnv:
         return g
 
 
-# ---------------------------------------------------------------- helpers
-_probe = [np.empty(1)]
-FREE_REFS = sys.getrefcount(_probe[0])  # the count of an array held only by a list
-del _probe
-
-
-class ObsBuffers:
-    """Output arrays float32 [B, size] for new observations: one of ours that nobody else
-    holds any more (checked by reference count), else a new one. Returning an array the
-    caller owns each step is the contract; reusing a released one saves the page faults
-    of fresh memory (large arrays are mmapped anew by malloc). (Rödskägg's engine does the
-    same.)"""
-
-    def __init__(self, num_envs: int, size: int):
-        self.num_envs, self.size = num_envs, size
-        self.pool: list[np.ndarray] = []
-
-    def __getstate__(self) -> dict:
-        return {"num_envs": self.num_envs, "size": self.size, "pool": []}  # spare buffers are not state
-
-    def get(self) -> np.ndarray:
-        for buf in self.pool:
-            if sys.getrefcount(buf) <= FREE_REFS + 1:  # only the pool (and this loop) hold it
-                return buf
-        buf = np.empty((self.num_envs, self.size), np.float32)
-        self.pool.append(buf)
-        if len(self.pool) > 3:
-            self.pool.pop(0)
-        return buf
-
-
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of ``mask`` [B, A] (0 for a row without
     one: a halted game, whose action is ignored)."""
-    m = np.asarray(mask)
-    if m.ndim != 2:
-        raise ValueError(f"random_legal_actions: mask must be [B, A], got shape {m.shape}")
-    m = m.view(np.int8) if m.dtype in (np.bool_, np.int8, np.uint8) else (m != 0).view(np.int8)
-    out = np.empty(len(m), np.int64)
-    K.random_legal(np.ascontiguousarray(m), rng.random(len(m)), out)
-    return out
+    return random_legal_rows(mask, rng)[0]

@@ -122,24 +122,3 @@ def observe_games(G, RA, P, observer, obs, mask, with_mask):
         encode(G[b], r, P, observer[b], obs[b])
         if with_mask:
             legal_mask(G[b], r, P, mask[b])
-
-
-@driver
-def random_legal(mask, uniform, out):
-    """One uniformly random legal action per row of ``mask`` (int8 [B, A]), the k-th legal
-    one for ``k = floor(uniform[b] * count)``; 0 for a row without one (a halted game)."""
-    A = mask.shape[1]
-    for b in range(mask.shape[0]):
-        count = 0
-        for a in range(A):
-            count += mask[b, a] != 0
-        out[b] = 0
-        if count == 0:
-            continue
-        k = min(np.int64(uniform[b] * count), count - 1)
-        for a in range(A):
-            if mask[b, a] != 0:
-                if k == 0:
-                    out[b] = a
-                    break
-                k -= 1

@@ -65,9 +65,11 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
+from .. import vector_base as _base
+from ..jit_cache import cache_with
+from ..vector_base import bit, has, low_card  # noqa: F401  (the phases import them from here)
 from . import game as _game
 from .family import NO_COLOUR
 from .layout import BLOCK_KEYS, Layout
@@ -171,39 +173,10 @@ def new_report(B: int, n: int) -> Report:
 
 
 # internal functions: compiled into the drivers' code, never called from Python
-rule = njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+rule = njit(cache=cache_with(__file__, _base), nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 # ---------------------------------------------------------------- bits, colours, randomness
-@intrinsic
-def _cttz(typingctx, x):
-    """Index of the lowest set bit of a uint64 (x != 0)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        import llvmlite.ir as ir
-
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return x(x), codegen
-
-
-@rule
-def low_card(h):
-    return np.int64(_cttz(np.uint64(h)))
-
-
-@rule
-def bit(c):
-    return np.uint64(1) << np.uint64(c)
-
-
-@rule
-def has(h, c):
-    return (h >> np.uint64(c)) & np.uint64(1) != 0
-
-
 @rule
 def colour_of(card, P):
     return NO_COLOUR if card >= P[P_FIRST_JOKER] else card // P[P_COLOUR_SIZE]

@@ -118,11 +118,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import sys
 
 import numpy as np
 
 from ..common import MAX_NUM_ENVS, check_int, check_seed
+from ..vector_base import BufferViews, ObsBuffers, random_legal_rows
 from . import game as G
 from . import vector_bridge
 from . import vector_kernels as K
@@ -134,7 +134,7 @@ from .vector_tables import AR52, C_ACTIVE, C_BOUNCED, C_CALL, C_IN_ROUND, C_JOIN
 from .vector_tables import C_TRICK_PLAYED, C_TRICKS, DONE_PH, TRICK_EMPTY
 
 
-class VectorEnv:
+class VectorEnv(BufferViews):
     """B games in lock-step; see the module documentation."""
 
     def __init__(
@@ -156,7 +156,7 @@ class VectorEnv:
         self._params = K.rule_params(self.rules, n, self.auto_reset)
         self._layout = K.obs_layout()
         self._prefix = static_prefix(self.rules, n)  # zeros but the num_players and rules blocks
-        self._buffers = ObsBuffers(B)
+        self._buffers = ObsBuffers(B, OBS_SIZE)
         self._started = False  # set by reset() and load_games(); step() needs it
         self._alloc()
 
@@ -420,61 +420,12 @@ class VectorEnv:
         generator). Nothing is drawn from this engine's generator."""
         return vector_bridge.export_game(self, b, rng)
 
-    # ------------------------------------------------------------ pickling
-    def __setstate__(self, state: dict) -> None:
-        """Many arrays are views into shared buffers (see ``_alloc``); pickling turns them
-        into independent copies. Rebuild the buffers and views, then copy the values in,
-        so an unpickled engine (e.g. from a training checkpoint) continues exactly."""
-        self.__dict__.update(state)
-        self._alloc()
-        for key, value in state.items():
-            current = self.__dict__.get(key)
-            if isinstance(value, np.ndarray) and isinstance(current, np.ndarray) and current is not value:
-                if current.shape == value.shape and current.flags.writeable:
-                    current[...] = value
-                    continue
-            self.__dict__[key] = value
-
 
 # ---------------------------------------------------------------- helpers
-_probe = [np.empty(1)]
-FREE_REFS = sys.getrefcount(_probe[0])  # the count of an array held only by a list
-del _probe
-
-
-class ObsBuffers:
-    """Output arrays float32 [B, D] for new observations: one of ours that nobody else
-    holds any more (checked by reference count), else a new one. Returning an array the
-    caller owns each step is the contract; reusing a released one saves the page faults
-    of fresh memory (large arrays are mmapped anew by malloc)."""
-
-    def __init__(self, num_envs: int):
-        self.num_envs = num_envs
-        self.pool: list[np.ndarray] = []
-
-    def __getstate__(self) -> dict:
-        return {"num_envs": self.num_envs, "pool": []}  # spare buffers are not state
-
-    def get(self) -> np.ndarray:
-        for buf in self.pool:
-            if sys.getrefcount(buf) <= FREE_REFS + 1:  # only the pool (and this loop) hold it
-                return buf
-        buf = np.empty((self.num_envs, OBS_SIZE), np.float32)
-        self.pool.append(buf)
-        if len(self.pool) > 3:
-            self.pool.pop(0)
-        return buf
-
-
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of ``mask`` (int8/bool [B, A]); every row
     must have a legal action (else ``ValueError``)."""
-    m = np.asarray(mask)
-    if m.ndim != 2:
-        raise ValueError(f"random_legal_actions: mask must be [B, A], got shape {m.shape}")
-    m = m.view(np.int8) if m.dtype in (np.bool_, np.int8, np.uint8) else (m != 0).view(np.int8)
-    out = np.empty(len(m), np.int64)
-    bad = K.random_legal(np.ascontiguousarray(m), rng, out)
-    if bad >= 0:
-        raise ValueError(f"random_legal_actions: row {bad} has no legal action")
+    out, empty = random_legal_rows(mask, rng)
+    if empty >= 0:
+        raise ValueError(f"random_legal_actions: row {empty} has no legal action")
     return out

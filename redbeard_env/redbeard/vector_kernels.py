@@ -207,24 +207,3 @@ def observe_games(G, P, L, prefix, observer, obs, mask, with_mask):
         encode(G[b], P, L, prefix, observer[b], obs[b])
         if with_mask:
             legal_mask(G[b], P, mask[b])
-
-
-@driver
-def random_legal(mask, rng, out):
-    """One uniformly random legal action per row of ``mask`` (int8 [B, A]); returns the
-    first row without one, or -1."""
-    A = mask.shape[1]
-    for b in range(mask.shape[0]):
-        count = 0
-        for a in range(A):
-            count += mask[b, a] != 0
-        if count == 0:
-            return b
-        k = randbelow(rng, count)
-        for a in range(A):
-            if mask[b, a] != 0:
-                if k == 0:
-                    out[b] = a
-                    break
-                k -= 1
-    return -1

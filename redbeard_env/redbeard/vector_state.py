@@ -8,8 +8,9 @@ The phases live in their own modules (:mod:`~.vector_deal`, :mod:`~.vector_aucti
 rows of the per-seat array, action ids, the game's sizes) are literals here, checked
 against their sources at import: the compiled code reads them as constants, and the
 kernel modules' caches are stamped with this file (:func:`redbeard_env.jit_cache.cache_with`),
-not with those sources. This module calls no compiled code of another file, so numba's
-own cache check suffices for its own functions.
+not with those sources. Of other files' compiled code this module calls only the card-set
+bits every engine shares (:mod:`redbeard_env.vector_base`), and its cache is stamped with
+that file too.
 
 Randomness: the engine's ``np.random.Generator`` is passed in; a deal draws two
 permutations (the deck, and the order in which thrown-in cards are reshuffled) by
@@ -23,9 +24,11 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
+from .. import vector_base as _base
+from ..jit_cache import cache_with
+from ..vector_base import bit, has, low_card  # noqa: F401  (the phases import them from here)
 from . import cards as _cards
 from . import game as _game
 from . import observation as _obs
@@ -174,40 +177,10 @@ def new_report(B: int, n: int) -> Report:
 
 
 # internal functions: compiled once into the drivers' code, never called from Python
-rule = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+rule = njit(cache=cache_with(__file__, _base), no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 # ---------------------------------------------------------------- bits and randomness
-@intrinsic
-def _cttz(typingctx, x):
-    """Index of the lowest set bit of a uint64 (x != 0)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        import llvmlite.ir as ir
-
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return x(x), codegen
-
-
-@rule
-def low_card(h):
-    return np.int64(_cttz(np.uint64(h)))
-
-
-@rule
-def bit(c):
-    return np.uint64(1) << np.uint64(c)
-
-
-@rule
-def has(h, c):
-    """Whether card ``c`` is in the card set ``h``."""
-    return (h >> np.uint64(c)) & np.uint64(1) != 0
-
-
 @rule
 def popcount(h):
     """Set bits of a uint64 (the SWAR sum; LLVM emits one popcnt for it)."""
