@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import numbers
+import threading
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -104,11 +105,17 @@ def parse_overrides(items: "Iterable[str] | None") -> dict[str, Any]:
     return out
 
 
+#: CPython 3.11's parser can fail with "SystemError: AST constructor recursion depth
+#: mismatch" when threads compile at once (a server checks bot specs in worker threads)
+_PARSE_LOCK = threading.Lock()
+
+
 def parse_literal(text: str) -> Any:
     """A ``key=value`` item's value: the Python literal it spells (``40``, ``None``,
     ``True``, ``0.5``), else the text itself (also for agent specs' parameters)."""
     try:
-        return ast.literal_eval(text)
+        with _PARSE_LOCK:
+            return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return text
 

@@ -41,7 +41,7 @@ from concurrent.futures import Future
 from typing import Any, Awaitable, Callable, Iterable
 
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 
 log = logging.getLogger("redbeard_web")
@@ -129,6 +129,8 @@ async def read_json(request: Request, max_bytes: int, seconds: float) -> Any:
         await asyncio.wait_for(read(), seconds)
     except asyncio.TimeoutError:
         raise refuse(408, f"the body did not arrive within {seconds:g} s") from None
+    except ClientDisconnect:  # gone before its body arrived: nobody to answer, nothing to log
+        raise refuse(400, "the client closed the connection before its body arrived") from None
     body = b"".join(chunks)
     if size > 64 * 1024:  # a large body is parsed in a worker thread, not in the event loop
         return await asyncio.get_running_loop().run_in_executor(None, parse_json, body)

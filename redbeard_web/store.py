@@ -263,15 +263,23 @@ class GameStore:
         return frame
 
     def _replay_room(self, cost: int, keep: str | None = None) -> None:
-        """Drop the least recently used replays (never ``keep``) until ``cost`` more bytes
-        fit (lock held)."""
+        """Drop replays (never ``keep``) until ``cost`` more bytes fit (lock held): the least
+        recently used of the address holding the most, so that one address opening replays
+        again and again drops its own, not another's."""
         replays = sorted((e.touched, k) for k, e in self._entries.items() if isinstance(e, ReplaySession))
-        used = sum(self._entries[k].cost for _, k in replays)
+        held: dict = {}
         for _, k in replays:
-            if used + cost <= self.replay_memory:
+            held[self._entries[k].owner] = held.get(self._entries[k].owner, 0) + self._entries[k].cost
+        used = sum(held.values())
+        while used + cost > self.replay_memory:
+            droppable = [(t, k) for t, k in replays if k != keep and k in self._entries]
+            if not droppable:
                 break
-            if k != keep:
-                used -= self._entries.pop(k).cost
+            biggest = max(held, key=lambda o: (held[o], str(o)))
+            mine = [(t, k) for t, k in droppable if self._entries[k].owner == biggest] or droppable
+            replay = self._entries.pop(mine[0][1])
+            held[replay.owner] -= replay.cost
+            used -= replay.cost
 
     def replay_bytes(self) -> int:
         """The estimated memory of the open replays."""

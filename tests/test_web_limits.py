@@ -324,6 +324,23 @@ def test_replays_are_bounded_in_memory():
     assert r.status_code == 413 and "replays" in r.json()["error"]
 
 
+def test_an_address_opening_replays_drops_its_own_not_anothers():
+    """The soak's replay attack (one address opening a long record again and again) used to
+    push an ordinary player's replay out of the shared budget (a 404 mid-replay): room is
+    now made from the address holding the most."""
+    store = GameStore(BotPool(), replay_memory=1_000_000)
+    app = create_app(store, allowed_hosts=None, limits=Limits(games_per_minute=0))
+    player = TestClient(app, client=("10.0.0.1", 5000))
+    flood = TestClient(app, client=("10.0.0.2", 5000))
+    record = finished_record(player, seed=3)
+    mine = player.post("/api/replays", json={"record": record}).json()["id"]
+    theirs = [flood.post("/api/replays", json={"record": record}).json()["id"] for _ in range(30)]
+    assert store.replay_bytes() <= 1_000_000
+    assert player.get(f"/api/replays/{mine}").status_code == 200  # the player's stays
+    assert flood.get(f"/api/replays/{theirs[0]}").status_code == 404  # the flood's oldest went
+    assert flood.get(f"/api/replays/{theirs[-1]}").status_code == 200
+
+
 def test_new_games_are_rate_limited_per_client():
     """466 POSTs in 0.9 s used to fill the 500 game slots for an hour: now each client
     address gets ``games_per_minute`` new games a minute (the burst), then 429s with
