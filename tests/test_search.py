@@ -11,6 +11,8 @@ pytest.importorskip("torch")
 
 import redbeard_env  # noqa: E402
 from agents import make_agent  # noqa: E402
+from agents.family.pimc import deal_constrained  # noqa: E402
+from agents.registry import available_agents  # noqa: E402
 from agents.redbeard.pimc import CARD_SUITS, sample_owners  # noqa: E402
 from agents.search import PolicyGuide, choose, worlds_for  # noqa: E402
 
@@ -70,8 +72,34 @@ def test_a_weighted_deal_follows_the_weights_within_the_constraints():
     assert not (dealt[:, :13] == 1).any()
 
 
-def play(bot, seed: int, decisions: int) -> list[int]:
-    env = redbeard_env.make("redbeard", num_players=4, rules="classic")
+def test_the_familys_weighted_deal_follows_the_weights_within_the_constraints():
+    rng = np.random.default_rng(1)
+    m, S, P, C = 1, 3000, 3, 10
+    hold = np.array([[0, 3, 3]])
+    allowed = np.ones((m, P, C), bool)
+    available = np.zeros((m, C), bool)
+    available[0, :8] = True  # eight unseen cards for six places
+    uniform = deal_constrained(hold, allowed, available, S, rng)
+    weights = np.ones((m, P, C))
+    weights[0, 1, 7] = 100.0  # position 1 almost surely holds card 7
+    weights[0, 2, 3] = 1e-3  # position 2 almost never holds card 3
+    dealt = deal_constrained(hold, allowed, available, S, rng, weights)
+    for hands in (uniform, dealt):
+        assert (hands[0, :, 1].sum(1) == 3).all() and (hands[0, :, 2].sum(1) == 3).all()
+        assert not (hands[0, :, 1] & hands[0, :, 2]).any() and not hands[0, :, :, 8:].any()
+    assert dealt[0, :, 1, 7].mean() > 0.9 > 0.5 > uniform[0, :, 1, 7].mean()
+    assert dealt[0, :, 2, 3].mean() < 0.05 < uniform[0, :, 2, 3].mean()
+    # a void beats the weights: position 1 may not hold card 7, whatever it weighs
+    allowed[0, 1, 7] = False
+    dealt = deal_constrained(hold, allowed, available, S, rng, weights)
+    assert not dealt[0, :, 1, 7].any() and (dealt[0, :, 1].sum(1) == 3).all()
+
+
+SEARCHED = [g for g in redbeard_env.registered_games() if "search" in available_agents(g)]
+
+
+def play(bot, seed: int, decisions: int, game: str = "redbeard") -> list[int]:
+    env = redbeard_env.make(game, num_players=4)
     env.reset(seed=seed)
     actions = []
     for _ in env.agent_iter():
@@ -88,12 +116,37 @@ def play(bot, seed: int, decisions: int) -> list[int]:
     return actions
 
 
-def test_search_plays_legal_moves_and_the_same_game_for_the_same_seed():
-    one = play(make_agent("search:worlds=6,seed=3", game="redbeard"), seed=5, decisions=30)
-    two = play(make_agent("search:worlds=6,seed=3", game="redbeard"), seed=5, decisions=30)
+@pytest.mark.parametrize("game", SEARCHED)
+def test_search_plays_legal_moves_and_the_same_game_for_the_same_seed(game):
+    one = play(make_agent("search:worlds=6,seed=3", game=game), seed=5, decisions=30, game=game)
+    two = play(make_agent("search:worlds=6,seed=3", game=game), seed=5, decisions=30, game=game)
     assert one == two
 
 
-def test_search_refuses_a_policy_that_is_no_network():
+@pytest.mark.parametrize("game", SEARCHED)
+def test_search_refuses_a_policy_that_is_no_network(game):
     with pytest.raises(ValueError, match="policy must be a trained network"):
-        make_agent("search:policy=heuristic", game="redbeard")
+        make_agent("search:policy=heuristic", game=game)
+
+
+@pytest.mark.parametrize("game", SEARCHED)
+def test_search_values_every_legal_action_and_plays_a_candidate(game):
+    """action_values (hints, reviews): a value for every legal action of a searched
+    decision, -inf for illegal ones; the move played is one of the policy's candidates."""
+    bot = make_agent("search:worlds=4,top_k=2,mass=1.0,seed=1", game=game)
+    env = redbeard_env.make(game, num_players=4)
+    env.reset(seed=2)
+    for _ in range(60):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        o, mask = obs["observation"][None], obs["action_mask"][None].astype(np.int8)
+        if bot.searches(o, mask)[0] and mask.sum() > 2:
+            values = bot.action_values(o, mask)[0]
+            legal = mask[0] == 1
+            assert np.isneginf(values[~legal]).all() and np.isfinite(values[legal]).all()
+            guide = PolicyGuide(bot.policy if hasattr(bot, "policy") else bot.rollout, o, mask.astype(bool))
+            assert int(bot.act_batch(o, mask)[0]) in guide.candidates(0, 2, 1.0)
+            return
+        env.step(bot.act(obs))
+    pytest.fail("no searched decision with more than two legal actions in 60 moves")

@@ -37,6 +37,7 @@ from redbeard_env.family.vector import BID, PLAY
 from ..base import Agent, check_batch
 from ..params import SEED, Bot, Float, Int, set_numbers
 from ..registry import make_agent
+from ..search import weighted_keys
 from .decode import PHASE
 
 PLAYOUT_CALLS = 5  # decisions of its rollout bot a playout costs, measured (agents.params)
@@ -57,10 +58,12 @@ def hold_counts(v, rows: np.ndarray, phase_play: int) -> np.ndarray:
 
 
 def deal_constrained(hold: np.ndarray, allowed: np.ndarray, available: np.ndarray, samples: int,
-                     rng: np.random.Generator) -> np.ndarray:
+                     rng: np.random.Generator, weights: np.ndarray | None = None) -> np.ndarray:
     """bool [m, samples, P, cards]: ``samples`` deals giving each position ``hold`` cards
-    uniformly from ``available`` [m, cards] within its ``allowed`` [m, P, cards], the most
-    constrained positions first (contradictory information: any card left)."""
+    from ``available`` [m, cards] within its ``allowed`` [m, P, cards], the most constrained
+    positions first (contradictory information: any card left); uniformly, or with
+    ``weights`` [m, P, cards] (> 0) drawn without replacement in proportion to them
+    (:func:`agents.search.weighted_keys`: the search's belief-dealt worlds)."""
     m, P, num_cards = allowed.shape
     order = np.argsort(allowed.sum(2) - hold + np.where(hold > 0, 0, 10**6), axis=1, kind="stable")
     out = np.zeros((m, samples, P, num_cards), bool)
@@ -74,7 +77,8 @@ def deal_constrained(hold: np.ndarray, allowed: np.ndarray, available: np.ndarra
         ok = available & allowed[ar, p][:, None, :]
         short = ok.sum(2) < k[:, None]
         ok = np.where(short[:, :, None], available, ok)
-        keys = np.where(ok, rng.random(ok.shape), np.inf)
+        w = None if weights is None else np.broadcast_to(weights[ar, p][:, None, :], ok.shape)
+        keys = np.where(ok, weighted_keys(rng, w, ok.shape), np.inf)
         rank = keys.argsort(2).argsort(2)
         chosen = ok & (rank < k[:, None, None])
         out[ar, :, p] = chosen
@@ -84,7 +88,7 @@ def deal_constrained(hold: np.ndarray, allowed: np.ndarray, available: np.ndarra
 
 class FamilyPIMC(Agent):
     """The search of the module docstring. A game's subclass sets ``game``, ``COST`` (its
-    largest bid + 1: the most candidates) and ``worlds``, the game's pimc module, which
+    largest bid + 1: the most candidates) and ``world_parts``, the game's pimc module, which
     says how the game's worlds are read and loaded: its batch engine ``VectorEnv``, its
     observation decoder ``decode_batch``, ``rules_from_obs(v, row)`` (the ``Rules`` of a row,
     with the round's hand size), ``hidden_hands(v, rows, samples, rng)`` (the others' sampled
@@ -93,7 +97,7 @@ class FamilyPIMC(Agent):
 
     game = ""
     value_units = "points"  # action_values: the round's expected points (minus spite x the others')
-    worlds: ModuleType
+    world_parts: ModuleType
 
     #: the spec's parameters (agents.params); a decision costs samples x candidates playouts
     #: (at most max_bid + 1 candidates: COST), a playout about PLAYOUT_CALLS decisions of the rollout bot
@@ -108,7 +112,7 @@ class FamilyPIMC(Agent):
 
     def __init__(self, samples: int = 16, rollout: str = "heuristic", spite: float = 0.5,
                  max_worlds: int = 4096, seed: int | None = None):
-        set_numbers(self, samples=samples, spite=spite, max_worlds=max_worlds)
+        set_numbers(self, FamilyPIMC.PARAMS, samples=samples, spite=spite, max_worlds=max_worlds)
         self.rollout = make_agent(rollout, game=self.game, seed=seed)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -122,7 +126,7 @@ class FamilyPIMC(Agent):
     def searches(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """bool [B]: the rows this bot searches; its rollout bot decides the others."""
         obs, legal = check_batch(obs, mask, self.game)
-        return self._searched(self.worlds.decode_batch(obs), legal)
+        return self._searched(self.world_parts.decode_batch(obs), legal)
 
     @staticmethod
     def _searched(v, legal: np.ndarray) -> np.ndarray:
@@ -135,7 +139,7 @@ class FamilyPIMC(Agent):
         one legal action."""
         obs, legal = check_batch(obs, mask, self.game)
         out = np.where(legal, np.nan, -np.inf)
-        v = self.worlds.decode_batch(obs)
+        v = self.world_parts.decode_batch(obs)
         search = np.flatnonzero(self._searched(v, legal))
         for chunk, n, rules in self._chunks(v, legal, search):
             self._search(v, legal, chunk, n, rules)
@@ -148,10 +152,10 @@ class FamilyPIMC(Agent):
         (at least one row): ``(rows, players, rules)``."""
         groups: dict = {}
         for r in search:
-            groups.setdefault((int(v.num_players[r]), self.worlds.rules_from_obs(v, r)), []).append(r)
+            groups.setdefault((int(v.num_players[r]), self.world_parts.rules_from_obs(v, r)), []).append(r)
         for (n, rules), rows in groups.items():
             rows = np.array(rows)
-            per_row = self.samples * legal[rows].sum(1)
+            per_row = self.samples * np.array([len(self._candidates(int(r), legal[r])) for r in rows])
             start = 0
             while start < len(rows):
                 end = start + max(1, int(np.searchsorted(np.cumsum(per_row[start:]), self.max_worlds, side="right")))
@@ -161,7 +165,7 @@ class FamilyPIMC(Agent):
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, legal = check_batch(obs, mask, self.game)
         actions = np.asarray(self.rollout.act_batch(obs, mask), dtype=np.int64)
-        v = self.worlds.decode_batch(obs)
+        v = self.world_parts.decode_batch(obs)
         search = np.flatnonzero(self._searched(v, legal))
         if len(search) == 0:
             return actions
@@ -170,9 +174,17 @@ class FamilyPIMC(Agent):
             actions[chunk] = self._search(v, legal, chunk, n, rules)
         return actions
 
+    # what a subclass guides (agents.family.search): the candidates of a row, the weights of
+    # each position's cards in the worlds dealt for rows (None: uniform)
+    def _candidates(self, row: int, legal_row: np.ndarray) -> np.ndarray:
+        return np.flatnonzero(legal_row)
+
+    def _owner_weights(self, rows: np.ndarray) -> np.ndarray | None:
+        return None
+
     def _search(self, v, legal: np.ndarray, rows: np.ndarray, n: int, rules: Any) -> np.ndarray:
         S = self.samples
-        cand = [np.flatnonzero(legal[r]) for r in rows]
+        cand = [self._candidates(int(r), legal[r]) for r in rows]
         # world w: row index, sample, candidate
         row_of, sample_of, action_of = [], [], []
         for i, c in enumerate(cand):
@@ -181,9 +193,9 @@ class FamilyPIMC(Agent):
             action_of.append(np.repeat(c, S))
         row_of, sample_of, action_of = (np.concatenate(x) for x in (row_of, sample_of, action_of))
         W = len(row_of)
-        venv = self.worlds.VectorEnv(W, n, rules=rules, seed=int(self.rng.integers(2**31)), auto_reset=False)
+        venv = self.world_parts.VectorEnv(W, n, rules=rules, seed=int(self.rng.integers(2**31)), auto_reset=False)
         try:
-            hands = self.worlds.hidden_hands(v, rows, S, self.rng)  # [m, S, P, cards]
+            hands = self.world_parts.hidden_hands(v, rows, S, self.rng, self._owner_weights(rows))  # [m, S, P, cards]
             hands[:, :, 0] = v.hand[rows][:, None, :]
             self._load_worlds(venv, v, rows, row_of, hands[row_of, sample_of][:, :n])
         except (IndexError, StopIteration) as exc:  # a trick or hands no game state has
@@ -223,11 +235,11 @@ class FamilyPIMC(Agent):
         phase = np.where(v.phase[src] == PHASE["bid"], BID, PLAY)
         trick_card = np.full((len(src), n), -1, np.int64)
         for i, r in enumerate(rows):
-            for pos, card in cls.worlds.trick_seats(v, r).items():
+            for pos, card in cls.world_parts.trick_seats(v, r).items():
                 trick_card[row_of == i, pos] = card
         return venv.load_arrays(dict(
             hands=hands, phase=phase, dealer=v.dealer[src], to_act=np.zeros(len(src), np.int64),
             leader=np.where(phase == PLAY, v.leader[src], -1), scores=np.rint(v.score[src, :n]).astype(np.int64),
             bids=v.bid[src, :n], tricks=v.tricks[src, :n], trick_card=trick_card, trick_len=v.trick[src].sum(1),
-            led=v.led[src], played=v.played[src], voids=v.voids[src, :n], **cls.worlds.world_state(v, src, n)),
+            led=v.led[src], played=v.played[src], voids=v.voids[src, :n], **cls.world_parts.world_state(v, src, n)),
             stop_at_round_end=True)

@@ -28,10 +28,11 @@ import numpy as np
 
 from redbeard_env.oh_hell.cards import MAX_BID, NUM_CARDS
 from redbeard_env.oh_hell.rules import Rules, make_rules
-from redbeard_env.oh_hell.vector import VectorEnv  # noqa: F401 (the worlds' engine: FamilyPIMC.worlds)
+from redbeard_env.oh_hell.vector import VectorEnv  # noqa: F401 (the worlds' engine: FamilyPIMC.world_parts)
 
 from ..family.pimc import FamilyPIMC, deal_constrained, hold_counts
-from .decode import CARD_SUIT, PHASE, OObs, decode_batch  # noqa: F401 (decode_batch: FamilyPIMC.worlds)
+from ..family.search import FamilySearch
+from .decode import CARD_SUIT, PHASE, OObs, decode_batch  # noqa: F401 (decode_batch: FamilyPIMC.world_parts)
 
 
 def rules_from_obs(v: OObs, row: int) -> Rules:
@@ -41,14 +42,16 @@ def rules_from_obs(v: OObs, row: int) -> Rules:
                       off_bid_penalty=bool(v.off_bid_penalty[row]))
 
 
-def hidden_hands(v: OObs, rows: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:
+def hidden_hands(v: OObs, rows: np.ndarray, samples: int, rng: np.random.Generator,
+                 weights: np.ndarray | None = None) -> np.ndarray:
     """bool [len(rows), samples, P, 52]: sampled hands of the other positions (position 0, the
-    observer, holds nothing here), consistent with the observation."""
+    observer, holds nothing here), consistent with the observation; ``weights`` [m, P, 52]:
+    how likely each position holds each card (None: uniformly)."""
     P = v.bid.shape[1]
     known = v.hand[rows] | v.played[rows] | v.trick[rows] | v.trump_card[rows]
     universe = v.in_play[rows] & ~known
     allowed = np.broadcast_to(universe[:, None, :], (len(rows), P, NUM_CARDS)) & ~v.voids[rows][:, :, CARD_SUIT]
-    return deal_constrained(hold_counts(v, rows, PHASE["play"]), allowed, universe, samples, rng)
+    return deal_constrained(hold_counts(v, rows, PHASE["play"]), allowed, universe, samples, rng, weights)
 
 
 def trick_seats(v: OObs, row: int) -> dict[int, int]:
@@ -71,4 +74,12 @@ class OhHellPIMC(FamilyPIMC):
 
     game = "oh_hell"
     COST = MAX_BID + 1.0  # cost units (agents.params) per sample and rollout decision (up to MAX_BID + 1 candidates)
-    worlds = sys.modules[__name__]  # this module: how a world is read and loaded
+    world_parts = sys.modules[__name__]  # this module: how a world is read and loaded
+
+
+class OhHellSearch(FamilySearch):
+    """``search``: this pimc guided and played out by a trained network (:mod:`agents.family.search`)."""
+
+    game = 'oh_hell'
+    world_parts = sys.modules[__name__]
+    DEFAULT_POLICY = 'ppo:oh_hell_4p'

@@ -76,10 +76,10 @@ class SearchAgent(PimcAgent):
         if not searched.any():
             return out  # the policy is sure: nothing to search
         keep = np.flatnonzero(searched)
-        if not self.worlds:
-            candidates = max(len(self._candidates(int(rows[i]), legal[i], int(base[i]))) for i in keep)
-            steps = int(np.max((HAND_SIZE - view.tricks_done[keep] + 1) * view.num_players[keep]))
-            self.samples = worlds_for(self.ms, candidates, steps, MS_PER_PLAYOUT_STEP)
+        candidates = max(len(self._candidates(int(rows[i]), legal[i], int(base[i]))) for i in keep)
+        steps = int(np.max((HAND_SIZE - view.tricks_done[keep] + 1) * view.num_players[keep]))
+        self.last_work = candidates * steps  # the cost model's units (benchmarks/search_speed.py)
+        self.samples = self.worlds or worlds_for(self.ms, candidates, steps, MS_PER_PLAYOUT_STEP)
         table, mean = self._search_values(view.rows(keep), legal[keep], base[keep], rules, rows[keep])
         out[keep] = choose(table, mean, base[keep], self.margin)
         return out

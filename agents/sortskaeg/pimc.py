@@ -21,10 +21,11 @@ import numpy as np
 from redbeard_env.sortskaeg.cards import CARD_COLOUR, MAX_BID, NO_COLOUR, YELLOW
 from redbeard_env.sortskaeg.observation import RULE_SCALE, ROUND_SCALE
 from redbeard_env.sortskaeg.rules import Rules, make_rules
-from redbeard_env.sortskaeg.vector import VectorEnv  # noqa: F401 (the worlds' engine: FamilyPIMC.worlds)
+from redbeard_env.sortskaeg.vector import VectorEnv  # noqa: F401 (the worlds' engine: FamilyPIMC.world_parts)
 
 from ..family.pimc import FamilyPIMC, deal_constrained, hold_counts
-from .decode import PHASE, SObs, decode_batch  # noqa: F401 (decode_batch: FamilyPIMC.worlds)
+from ..family.search import FamilySearch
+from .decode import PHASE, SObs, decode_batch  # noqa: F401 (decode_batch: FamilyPIMC.world_parts)
 
 
 def rules_from_obs(v: SObs, row: int) -> Rules:
@@ -39,9 +40,11 @@ def rules_from_obs(v: SObs, row: int) -> Rules:
                       miss_each=int(np.rint(f[6] * RULE_SCALE)))
 
 
-def hidden_hands(v: SObs, rows: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:
+def hidden_hands(v: SObs, rows: np.ndarray, samples: int, rng: np.random.Generator,
+                 weights: np.ndarray | None = None) -> np.ndarray:
     """bool [len(rows), samples, P, 42]: sampled hands of the other positions (position 0,
-    the observer, holds its own hand), consistent with the observation."""
+    the observer, holds its own hand), consistent with the observation; ``weights`` [m, P, 42]:
+    how likely each position holds each card (None: uniformly)."""
     known = v.hand[rows] | v.played[rows] | v.trick[rows]
     game_set = v.carry[rows, None] & v.seen_game[rows].any(1)[:, None]
     universe = np.where(game_set, v.seen_game[rows], True) & ~known
@@ -51,7 +54,7 @@ def hidden_hands(v: SObs, rows: np.ndarray, samples: int, rng: np.random.Generat
     void_cards = v.voids[rows][:, :, np.maximum(CARD_COLOUR, 0)] & (CARD_COLOUR >= 0)[None, None, :]
     allowed &= ~void_cards
     return deal_constrained(hold_counts(v, rows, PHASE["play"]), allowed, universe | (took.any(1) & ~known),
-                            samples, rng)
+                            samples, rng, weights)
 
 
 def trick_seats(v: SObs, row: int) -> dict[int, int]:
@@ -92,4 +95,12 @@ class SortskaegPIMC(FamilyPIMC):
 
     game = "sortskaeg"
     COST = MAX_BID + 1.0  # cost units (agents.params) per sample and rollout decision (up to MAX_BID + 1 candidates)
-    worlds = sys.modules[__name__]  # this module: how a world is read and loaded
+    world_parts = sys.modules[__name__]  # this module: how a world is read and loaded
+
+
+class SortskaegSearch(FamilySearch):
+    """``search``: this pimc guided and played out by a trained network (:mod:`agents.family.search`)."""
+
+    game = 'sortskaeg'
+    world_parts = sys.modules[__name__]
+    DEFAULT_POLICY = 'ppo:sortskaeg_4p'

@@ -1,0 +1,127 @@
+"""The family's ``search``: the family's :class:`~agents.family.pimc.FamilyPIMC` guided and played
+out by a trained network (the method: :mod:`agents.search`), for every game of the family.
+
+A world is worth what the family's pimc says: the searcher's points for the round minus
+``spite`` times the others' mean (the game is won on the highest total). The worlds are
+dealt by the network's belief within what the player knows, the candidates are the policy's
+most likely actions, the policy plays every seat of the playouts, and the policy's own choice
+stands unless another beats it by more than ``margin``. Bids and card plays are searched;
+discards are the policy's. A game's search subclasses :class:`FamilySearch` with its pimc's
+``game``, ``world_parts`` and the network it uses when the spec names none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import check_batch
+from ..params import SEED, Policy, set_numbers
+from ..search import SEARCH_PARAMS, UNITS_PER_MS, PolicyGuide, choose, worlds_for
+from .decode import PHASE
+from .pimc import FamilyPIMC
+
+#: the cost model of a playout (agents.search.worlds_for): ms of one world's engine step with
+#: the network playing, on the development machine (benchmarks/search_speed.py)
+MS_PER_PLAYOUT_STEP = 0.05
+
+
+class FamilySearch(FamilyPIMC):
+    """See the module docstring and :mod:`agents.search`. A game's subclass sets ``game``,
+    ``world_parts`` (as its pimc) and ``DEFAULT_POLICY``."""
+
+    DEFAULT_POLICY = ""
+    PARAMS = {
+        "policy": Policy(help="the trained network that guides the search and plays it out"),
+        **SEARCH_PARAMS,
+        "spite": FamilyPIMC.PARAMS["spite"],
+        "max_worlds": FamilyPIMC.PARAMS["max_worlds"],
+        "seed": SEED,
+    }
+    COST = UNITS_PER_MS  # a millisecond (``ms`` scales it)
+
+    def __init__(self, policy: str = "", ms: float = 50.0, worlds: int = 0, top_k: int = 4, mass: float = 0.95,
+                 belief: bool = True, margin: float = 0.0, spite: float = 0.5, max_worlds: int = 4096,
+                 seed: int | None = 0):
+        super().__init__(samples=max(worlds, 1), rollout=policy or self.DEFAULT_POLICY, spite=spite,
+                         max_worlds=max_worlds, seed=seed)
+        if getattr(self.rollout, "net", None) is None:
+            raise ValueError(f"policy must be a trained network (a ppo: spec), got {str(policy)[:60]!r}")
+        set_numbers(self, ms=ms, worlds=worlds, top_k=top_k, mass=mass, margin=margin)
+        self.belief = SEARCH_PARAMS["belief"].check("belief", belief)
+        self._guide: PolicyGuide | None = None
+        self._every_action = False
+
+    # the network's reading of the batch (set by act_batch / action_values for their rows)
+    def _candidates(self, row: int, legal_row: np.ndarray) -> np.ndarray:
+        if self._every_action:  # action_values: a hint or a review values the move a player made
+            return np.flatnonzero(legal_row)
+        return np.array(sorted(self._guide.candidates(row, self.top_k, self.mass)), np.int64)
+
+    def _owner_weights(self, rows: np.ndarray) -> np.ndarray | None:
+        if not self.belief or self._guide.belief is None:
+            return None
+        positions = self._guide.belief.shape[2] - 1
+        return self._guide.owner_weights(rows, positions)
+
+    def _searched(self, v, legal: np.ndarray) -> np.ndarray:
+        asked = np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1)
+        if self._guide is None:
+            return asked
+        return asked & np.array([len(self._guide.candidates(r, self.top_k, self.mass)) > 1
+                                 for r in range(len(legal))])
+
+    def _plan(self, v, legal: np.ndarray, rows: np.ndarray) -> None:
+        """The worlds of the decisions ``rows`` (``worlds``, else what ``ms`` affords by the
+        cost model; ``last_work``: the model's candidates x engine steps left)."""
+        candidates = max(len(self._candidates(int(r), legal[r])) for r in rows)
+        n = v.num_players[rows]
+        playing = v.phase[rows] == PHASE["play"]
+        cards_left = np.where(playing, v.hand_size[rows] - v.tricks[rows].sum(1), v.hand_size[rows])
+        steps = int(np.max(cards_left * n + np.where(playing, 0, n)))
+        self.last_work = candidates * steps
+        self.samples = self.worlds or worlds_for(self.ms, candidates, steps, MS_PER_PLAYOUT_STEP)
+
+    def searches(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        obs, legal = check_batch(obs, mask, self.game)
+        self._guide = PolicyGuide(self.rollout, obs, legal)
+        return self._searched(self.world_parts.decode_batch(obs), legal)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        obs, legal = check_batch(obs, mask, self.game)
+        self._guide = PolicyGuide(self.rollout, obs, legal)
+        base = self._guide.choice.astype(np.int64)
+        v = self.world_parts.decode_batch(obs)
+        search = np.flatnonzero(self._searched(v, legal))
+        if len(search) == 0:
+            return base
+        self.decisions += len(search)
+        self._plan(v, legal, search)
+        out = base.copy()
+        for chunk, n, rules in self._chunks(v, legal, search):
+            self._search(v, legal, chunk, n, rules)
+            width = max(len(c) for c, _ in self.last_means)
+            table = np.full((len(chunk), width), -1, np.int64)
+            mean = np.full((len(chunk), width), -np.inf)
+            for i, (cands, means) in enumerate(self.last_means):
+                table[i, : len(cands)], mean[i, : len(cands)] = cands, means
+            out[chunk] = choose(table, mean, base[chunk], self.margin)
+        return out
+
+    def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """As pimc's: every legal action of a searched decision valued over the worlds dealt
+        by the belief and played out by the policy (a hint or a review values the move a
+        player made, whether the policy ranks it or not)."""
+        obs, legal = check_batch(obs, mask, self.game)
+        self._guide = PolicyGuide(self.rollout, obs, legal)
+        self._every_action = True
+        try:
+            v = self.world_parts.decode_batch(obs)
+            search = np.flatnonzero(self._searched(v, legal))
+            if len(search):
+                self._plan(v, legal, search)
+            return super().action_values(obs, mask)
+        finally:
+            self._every_action = False
+
+
+__all__ = ["FamilySearch", "MS_PER_PLAYOUT_STEP"]
