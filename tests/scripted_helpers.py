@@ -17,6 +17,15 @@ import redbeard_env
 from redbeard_env import action_id, action_name
 from redbeard_env.redbeard.cards import NUM_CARDS, parse_card
 
+#: four hands with a face card each (no redeal question under no_face_card): only p0 has
+#: spades, only p1 clubs, p2 diamonds, p3 hearts
+BASE = [
+    "AS KS QS JS 2C 3C",
+    "AC KC QC JC TC 9C",
+    "AD KD QD JD TD 9D",
+    "AH KH QH JH TH 9H",
+]
+
 
 def agent(seat: int) -> str:
     return f"player_{seat}"

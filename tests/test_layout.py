@@ -12,7 +12,7 @@
 - no ``registered_games()[0]``: the game of a call that names none is
   ``redbeard_env.registry.as_game(None)``, read in one named place (``LEGACY_GAME``);
 - no block of six or more code lines repeated between modules (imports, comments and
-  lines of three characters or fewer aside).
+  lines of three characters or fewer aside), nor between the test modules.
 
 Two modules are allowed to name the first game, because SPEC §3 and §3b put its API
 there: ``redbeard_env/__init__.py`` (``redbeard_env.env`` ...) and ``redbeard_env/vector.py``.
@@ -285,6 +285,15 @@ def test_no_block_of_six_lines_repeats_between_modules():
     texts = {str(p.relative_to(ROOT)): p.read_text() for p in sources(include_games=True)}
     pairs = repeated_blocks(texts)
     assert not pairs, "modules repeating a block of six lines:\n" + "\n".join(
+        f"{a}:{line} and {b}" for (a, b), line in sorted(pairs.items()))
+
+
+def test_no_block_of_six_lines_repeats_between_test_modules():
+    """What tests share (a game-independent runner, fixtures, scripted hands) lives in a
+    helper module under tests/, not in copies."""
+    texts = {str(p.relative_to(ROOT)): p.read_text() for p in (ROOT / "tests").rglob("*.py")}
+    pairs = repeated_blocks(texts)
+    assert not pairs, "test modules repeating a block of six lines:\n" + "\n".join(
         f"{a}:{line} and {b}" for (a, b), line in sorted(pairs.items()))
 
 

@@ -20,9 +20,13 @@ import pytest
 import redbeard_env
 from redbeard_env.family import game as G
 from redbeard_env.oh_hell import VectorEnv, make_rules
-from redbeard_env.oh_hell.cards import NUM_CARDS
 from redbeard_env.oh_hell.observation import encode
 from redbeard_env.oh_hell.vector import random_legal_actions
+
+try:
+    import family_parity
+except ImportError:  # tests/ as a package
+    from tests import family_parity
 
 GAMES = 40
 SLOW_GAMES = 600
@@ -40,62 +44,13 @@ VARIANTS = [
 ]
 
 
+def count_trumpings(seen: dict, g, action: int) -> None:
+    if g.phase == "play" and g.trick and g.fam.colour_of(action) == g.trumps != g.led_colour:
+        seen["trumped"] += 1
+
+
 def run_parity(n: int, overrides: dict, kwargs: dict, games: int, seed: int) -> dict:
-    rng = np.random.default_rng(seed)
-    rules = make_rules("oh_hell", **overrides)
-    decks = np.stack([np.concatenate([rng.permutation(NUM_CARDS), rng.permutation(NUM_CARDS)])[None]
-                      for _ in range(games)])
-    dealer = rng.integers(n, size=games)
-    scores = rng.integers(-2, 3, size=(games, n)) * (rng.random((games, 1)) < 0.5)
-    venv = VectorEnv(games, n, rules=rules, seed=seed, auto_reset=False, **kwargs)
-    obs, mask, seat = venv.reset(dealer=dealer, scores=scores, decks=decks)
-    envs = []
-    for b in range(games):
-        env = redbeard_env.make("oh_hell", num_players=n, rules=rules, **kwargs)
-        env.reset(seed=b, options={"dealer": int(dealer[b]), "scores": [int(x) for x in scores[b]],
-                                   "decks": decks[b].tolist()})
-        envs.append(env)
-    seen = {"games": 0, "sizes": set(), "ties": 0, "trumped": 0}
-    while True:
-        live = [b for b in range(games) if not envs[b].game.game_over]
-        for b in range(games):
-            g = envs[b].game
-            if g.game_over:
-                assert seat[b] == -1 and not mask[b].any(), f"game {b}: over in the reference, not in the batch"
-                continue
-            ref = envs[b].observe(envs[b].agent_selection)
-            assert seat[b] == g.to_act, f"game {b}: acting seat {seat[b]} vs {g.to_act}"
-            assert np.array_equal(mask[b], ref["action_mask"]), f"game {b} phase {g.phase}: masks differ"
-            diff = np.flatnonzero(obs[b] != ref["observation"])
-            assert len(diff) == 0, f"game {b} phase {g.phase}: observations differ at {diff[:10]}"
-        if not live:
-            break
-        actions = random_legal_actions(np.maximum(mask, 0), rng)
-        obs, mask, seat, rewards, term, trunc, info = venv.step(actions)
-        assert not trunc.any()
-        for b in live:
-            env, g = envs[b], envs[b].game
-            if g.phase == "play" and g.trick and g.fam.colour_of(int(actions[b])) == g.trumps != g.led_colour:
-                seen["trumped"] += 1
-            env.step(int(actions[b]))
-            ref_rewards = [env.rewards[f"player_{s}"] for s in range(n)]
-            assert np.allclose(rewards[b], ref_rewards), f"game {b}: rewards {rewards[b]} vs {ref_rewards}"
-            assert list(info["score"][b]) == g.scores, f"game {b}: scores differ"
-            assert term[b] == g.game_over
-            ends = [e for e in g.events if e[0] == "round_end"]
-            assert bool(info["round_over"][b]) == bool(ends)
-            if ends:
-                _, index, size, bids, tricks, deltas = ends[0]
-                seen["sizes"].add(size)
-                assert (info["round_index"][b], info["round_hand_size"][b]) == (index, size)
-                assert list(info["round_bids"][b]) == list(bids) and list(info["round_tricks"][b]) == list(tricks)
-                assert list(info["round_delta"][b]) == list(deltas)
-            if g.game_over:
-                seen["games"] += 1
-                seen["ties"] += len(g.winners) > 1
-                assert list(np.flatnonzero(info["winners"][b])) == g.winners
-    assert seen["games"] == games
-    return seen
+    return family_parity.run_parity("oh_hell", n, overrides, kwargs, games, seed, count=count_trumpings)
 
 
 @pytest.mark.parametrize("case", range(len(VARIANTS)))

@@ -9,16 +9,10 @@ import pytest
 from redbeard_env import card_name
 
 try:
-    from scripted_helpers import agent, game, legal, new_env, play, score_events, scores
+    from scripted_helpers import BASE, agent, game, legal, new_env, play, score_events, scores
 except ImportError:  # tests/ as a package
-    from tests.scripted_helpers import agent, game, legal, new_env, play, score_events, scores
+    from tests.scripted_helpers import BASE, agent, game, legal, new_env, play, score_events, scores
 
-BASE = [
-    "AS KS QS JS 2C 3C",
-    "AC KC QC JC TC 9C",
-    "AD KD QD JD TD 9D",
-    "AH KH QH JH TH 9H",
-]
 ALL_BIDS = {"bid:1", "bid:2", "bid:3", "bid:4", "bid:5", "bid:6", "redbeard"}
 
 

@@ -9,16 +9,10 @@ p1 has clubs (a club lead from p0 is p1's trick as long as p1 is in).
 import pytest
 
 try:
-    from scripted_helpers import agent, game, legal, new_env, play, score_events, scores
+    from scripted_helpers import BASE, agent, game, legal, new_env, play, score_events, scores
 except ImportError:  # tests/ as a package
-    from tests.scripted_helpers import agent, game, legal, new_env, play, score_events, scores
+    from tests.scripted_helpers import BASE, agent, game, legal, new_env, play, score_events, scores
 
-BASE = [
-    "AS KS QS JS 2C 3C",
-    "AC KC QC JC TC 9C",
-    "AD KD QD JD TD 9D",
-    "AH KH QH JH TH 9H",
-]
 BID4 = "0:bid:4 1:pass 2:pass 3:pass"
 FOUR_SPADES = (
     "0:AS 1:AC 2:AD 3:AH",  # p0: 12 -> 11

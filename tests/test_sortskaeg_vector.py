@@ -23,6 +23,11 @@ from redbeard_env.sortskaeg.cards import NUM_CARDS
 from redbeard_env.sortskaeg.observation import encode
 from redbeard_env.sortskaeg.vector import VectorEnv, random_legal_actions
 
+try:
+    import family_parity
+except ImportError:  # tests/ as a package
+    from tests import family_parity
+
 GAMES = 40
 SLOW_GAMES = 400
 
@@ -48,66 +53,19 @@ def policy(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     return np.where(cards, low, act)
 
 
+def count_discards_and_joker_leads(seen: dict, g, action: int) -> None:
+    seen["discards"] += g.phase == "discard"
+    seen["joker_leads"] += g.phase == "play" and not g.trick and action >= 40
+
+
+def check_winner_and_rounds(info: dict, b: int, g, rules) -> None:
+    assert info["winner"][b] == (g.winners[0] if len(g.winners) == 1 else -1)
+    assert info["rounds"][b] == rules.num_rounds
+
+
 def run_parity(n: int, overrides: dict, kwargs: dict, games: int, seed: int) -> dict:
-    rng = np.random.default_rng(seed)
-    rules = sortskaeg.make_rules("sortskaeg", **overrides)
-    K = rules.num_rounds
-    decks = np.stack([np.stack([rng.permutation(NUM_CARDS) for _ in range(K)]) for _ in range(games)])
-    dealer = rng.integers(n, size=games)
-    scores = rng.integers(-2, 3, size=(games, n)) * (rng.random((games, 1)) < 0.5)
-    venv = VectorEnv(games, n, rules=rules, seed=seed, auto_reset=False, **kwargs)
-    obs, mask, seat = venv.reset(dealer=dealer, scores=scores, decks=decks)
-    envs = []
-    for b in range(games):
-        env = sortskaeg.env(num_players=n, rules=rules, **kwargs)
-        env.reset(seed=b, options={"dealer": int(dealer[b]), "scores": [int(x) for x in scores[b]],
-                                   "decks": decks[b].tolist()})
-        envs.append(env)
-    seen = {"rounds": 0, "discards": 0, "ties": 0, "games": 0, "joker_leads": 0}
-    while True:
-        live = [b for b in range(games) if not envs[b].game.game_over]
-        for b in range(games):
-            g = envs[b].game
-            if g.game_over:
-                assert seat[b] == -1 and not mask[b].any(), f"game {b}: over in the reference, not in the batch"
-                continue
-            agent = envs[b].agent_selection
-            ref = envs[b].observe(agent)
-            assert seat[b] == g.to_act, f"game {b}: acting seat {seat[b]} vs {g.to_act}"
-            assert np.array_equal(mask[b], ref["action_mask"]), f"game {b} phase {g.phase}: masks differ"
-            diff = np.flatnonzero(obs[b] != ref["observation"])
-            assert len(diff) == 0, f"game {b} phase {g.phase}: observations differ at {diff[:10]}"
-        if not live:
-            break
-        actions = policy(rng, np.maximum(mask, 0))
-        obs, mask, seat, rewards, term, trunc, info = venv.step(actions)
-        assert not trunc.any()
-        for b in live:
-            env = envs[b]
-            g = env.game
-            seen["discards"] += g.phase == "discard"
-            seen["joker_leads"] += g.phase == "play" and not g.trick and actions[b] >= 40
-            env.step(int(actions[b]))
-            ref_rewards = [env.rewards[f"player_{s}"] for s in range(n)]
-            assert np.allclose(rewards[b], ref_rewards), f"game {b}: rewards {rewards[b]} vs {ref_rewards}"
-            assert list(info["score"][b]) == g.scores, f"game {b}: scores differ"
-            assert term[b] == g.game_over
-            ends = [e for e in g.events if e[0] == "round_end"]
-            assert bool(info["round_over"][b]) == bool(ends)
-            if ends:
-                _, index, size, bids, tricks, deltas = ends[0]
-                seen["rounds"] += 1
-                assert (info["round_index"][b], info["round_hand_size"][b]) == (index, size)
-                assert list(info["round_bids"][b]) == list(bids) and list(info["round_tricks"][b]) == list(tricks)
-                assert list(info["round_delta"][b]) == list(deltas)
-            if g.game_over:
-                seen["games"] += 1
-                seen["ties"] += len(g.winners) > 1
-                assert list(np.flatnonzero(info["winners"][b])) == g.winners
-                assert info["winner"][b] == (g.winners[0] if len(g.winners) == 1 else -1)
-                assert info["rounds"][b] == rules.num_rounds
-    assert seen["games"] == games
-    return seen
+    return family_parity.run_parity("sortskaeg", n, overrides, kwargs, games, seed, policy=policy,
+                                    count=count_discards_and_joker_leads, check_end=check_winner_and_rounds)
 
 
 @pytest.mark.parametrize("case", range(len(VARIANTS)))

@@ -44,7 +44,7 @@ from redbeard_web.guards import TrustedProxies  # noqa: E402
 from redbeard_web.limits import Limits  # noqa: E402
 from redbeard_web.movelog import human_seat, move_log  # noqa: E402
 from redbeard_web.store import RECORDS_KEPT, GameStore  # noqa: E402
-from web_helpers import GatedBot, LiveServer, finished_record, play_out, short_game  # noqa: E402
+from web_helpers import LiveServer, finished_record, gated, play_out, short_game  # noqa: E402,F401 (gated: a fixture)
 
 GAMES = redbeard_env.registered_games()
 
@@ -102,15 +102,6 @@ def breaking():
     yield BreakingBot
     BreakingBot.release.set()
     BreakingBot.reset()
-
-
-@pytest.fixture
-def gated():
-    GatedBot.close()
-    yield GatedBot
-    GatedBot.gate.set()
-    time.sleep(0.05)
-    GatedBot.close()
 
 
 def table(limits=None, **store_kwargs):

@@ -28,7 +28,7 @@ from redbeard_web.bots import BotPool, normal_spec  # noqa: E402
 from redbeard_web.limits import Limits, RateLimiter  # noqa: E402
 from redbeard_web.store import GameStore  # noqa: E402
 from agents.registry import parse_spec  # noqa: E402
-from web_helpers import GatedBot, LiveServer, finished_record  # noqa: E402
+from web_helpers import LiveServer, finished_record, gated  # noqa: E402,F401 (gated: a fixture)
 
 
 class Clock:
@@ -138,15 +138,6 @@ def test_cached_search_bots_are_bounded_by_their_cost():
 
 
 # ---------------------------------------------------------------- hints: time limit, queue, leaving
-@pytest.fixture
-def gated():
-    GatedBot.close()
-    yield GatedBot
-    GatedBot.gate.set()
-    time.sleep(0.05)
-    GatedBot.close()
-
-
 def test_a_hint_answers_within_its_time_limit(gated):
     """A hint whose bot thinks too long is a 503 with Retry-After after ``hint_seconds``;
     its thinker is free again once the bot is done."""

@@ -1,12 +1,15 @@
 """Helpers of the web tests that check the table's budgets (test_web_limits.py,
-test_web_bad_requests.py, test_web_slow_clients.py, test_web_fuzz.py): a live server
-with given limits, a bot that waits at a gate, finished records."""
+test_web_bad_requests.py, test_web_slow_clients.py, test_web_fuzz.py, test_web_hostile.py):
+a live server with given limits, a bot that waits at a gate (and the ``gated`` fixture, for
+a module that imports it), finished records."""
 
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
+import pytest
 
 from agents.base import Agent
 from agents.registry import register
@@ -35,6 +38,16 @@ class GatedBot(Agent):
 
 
 register("test_gated", GatedBot, overwrite=True)
+
+
+@pytest.fixture
+def gated():
+    """GatedBot with its gate shut; opened afterwards, so that no bot is left waiting."""
+    GatedBot.close()
+    yield GatedBot
+    GatedBot.gate.set()
+    time.sleep(0.05)
+    GatedBot.close()
 
 
 class LiveServer:
