@@ -1,4 +1,4 @@
-"""Accuracy of the redbeard_env.redbeard.handeval lookup table against exact Monte Carlo.
+"""Accuracy of the agents.redbeard.handeval lookup table against exact Monte Carlo.
 
 For uniformly random hands and every (num_players, leader, role) it prints the mean
 absolute error of the table's expected tricks and of its P(no trick), and the mean total
@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from redbeard_env.redbeard import handeval as he
-from redbeard_env.redbeard import handeval_playout as playout
+from agents.redbeard import handeval as he
+from agents.redbeard import handeval_playout as playout
 
 
 def main():

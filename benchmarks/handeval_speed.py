@@ -1,4 +1,4 @@
-"""Speed of redbeard_env.redbeard.handeval (table lookup) and handeval_playout (vectorised Monte Carlo), in hands/s,
+"""Speed of agents.redbeard.handeval (table lookup) and handeval_playout (vectorised Monte Carlo), in hands/s,
 next to a yardstick measured in the same run: a plain-Python single-hand Monte Carlo loop
 (the same deals and playout policy, one card at a time, via ``_reference_playout``).
 
@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from redbeard_env.redbeard import handeval as he
-from redbeard_env.redbeard import handeval_playout as playout
+from agents.redbeard import handeval as he
+from agents.redbeard import handeval_playout as playout
 
 
 def best_of(fn, repeat):

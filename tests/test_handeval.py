@@ -1,13 +1,13 @@
-"""Tests for redbeard_env.redbeard.handeval (table lookup), handeval_playout (Monte Carlo) and handmasks. Fast: a few seconds."""
+"""Tests for agents.redbeard.handeval (table lookup), handeval_playout (Monte Carlo) and handmasks. Fast: a few seconds."""
 
 from math import comb
 
 import numpy as np
 import pytest
 
-from redbeard_env.redbeard import handeval as he
-from redbeard_env.redbeard import handeval_playout as playout
-from redbeard_env.redbeard import handmasks as hm
+from agents.redbeard import handeval as he
+from agents.redbeard import handeval_playout as playout
+from agents.redbeard import handmasks as hm
 from redbeard_env.redbeard.cards import parse_cards
 
 TOP_SPADES = parse_cards("AS KS QS JS TS 9S".split())

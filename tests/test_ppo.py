@@ -148,7 +148,7 @@ def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path):
 
 def test_policy_features_add_hand_strength_only_for_full_hands():
     import redbeard_env
-    from redbeard_env.redbeard import handeval
+    from agents.redbeard import handeval
 
     env = redbeard_env.env(num_players=5, rules="wikipedia")
     env.reset(seed=3)

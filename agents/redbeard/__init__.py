@@ -7,7 +7,9 @@
     joins       any bot with its join decisions fixed (:mod:`~.join_policy`)
     search      pimc guided, dealt and played out by a trained network (:mod:`~.search`)
 
-Read observations with :mod:`agents.redbeard.decode`.
+Read observations with :mod:`agents.redbeard.decode`. The policies' hand-strength features
+(:mod:`~.training`) look hands up in a table of trick distributions (:mod:`~.handeval`,
+built by :mod:`~.handeval_build` from the playouts of :mod:`~.handeval_playout`).
 """
 
 #: Rödskägg's bots for the registry (agents.registry): name -> "module:factory"

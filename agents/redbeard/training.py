@@ -3,7 +3,7 @@
 Features (:mod:`agents.ppo`): the observation (542), then a hand-strength block (14),
 then the prior block (69) -> 625.
 
-Hand strength: the table estimate (:mod:`redbeard_env.redbeard.handeval`) of the probability
+Hand strength: the table estimate (:mod:`agents.redbeard.handeval`) of the probability
 of taking 0..6 tricks with the observer's hand as declarer (7) and as a follower (7), under
 the game's leader rule and player count, while the hand holds all six cards (zeros
 afterwards). Bidding most needs this and is the hardest to learn from 52 card bits alone.
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from redbeard_env.redbeard import game as G
-from redbeard_env.redbeard import handeval
+from agents.redbeard import handeval
 from redbeard_env.redbeard.cards import NUM_ACTIONS, NUM_CARDS
 from redbeard_env.redbeard.observation import MIN_PLAYERS, OBS_SIZE, OBS_SLICES, OFF, RULES_SIZE
 from redbeard_env.redbeard.rules import CHOICES, HAND_SIZE

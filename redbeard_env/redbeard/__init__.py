@@ -4,8 +4,9 @@ following-along question, and the race to exactly 0 points.
 Modules: :mod:`~.rules` (``Rules``, the four sheets' presets), :mod:`~.cards` (cards and
 the 69 action ids), the reference engine :mod:`~.game`, the observation
 :mod:`~.observation`, the AEC env :mod:`~.env`, the batch engine :mod:`~.vector` (its
-compiled kernels in ``vector_*``), hand evaluation (``handeval*``, read by the heuristic
-bot), game records :mod:`~.records` and the text render :mod:`~.render`.
+compiled kernels in ``vector_*``), game records :mod:`~.records` and the text render
+:mod:`~.render`. Hand evaluation, which only the bots' training reads, lives with the bots
+(``agents.redbeard.handeval``).
 """
 
 from .cards import NUM_ACTIONS, NUM_CARDS, action_id, action_name, card_name, parse_card

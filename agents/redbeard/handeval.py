@@ -1,9 +1,9 @@
 """Hand-strength estimates by table lookup: how many tricks does a 6-card hand take?
 
 Estimates for many hands at once from a precomputed table of a Monte Carlo playout
-(:mod:`redbeard_env.redbeard.handeval_playout`, which also estimates any hand directly) by hand
+(:mod:`agents.redbeard.handeval_playout`, which also estimates any hand directly) by hand
 *signature*. This module is what the bots import at run time; the table is built by
-:mod:`redbeard_env.redbeard.handeval_build` (``python -m redbeard_env.redbeard.handeval_build --regenerate``).
+:mod:`agents.redbeard.handeval_build` (``python -m agents.redbeard.handeval_build --regenerate``).
 
 Inputs
 ------
@@ -42,8 +42,8 @@ Functions
 ``hand_signature(hands)``
     int64 ``[B]``: the table key of each hand (below).
 ``load_table(path=TABLE_PATH)``
-    load (lazily, cached) ``redbeard_env/redbeard/data/handeval_table.npz`` (1.1 MB); regenerate
-    it with :func:`redbeard_env.redbeard.handeval_build.build_table` after any change to the
+    load (lazily, cached) ``agents/redbeard/data/handeval_table.npz`` (1.1 MB); regenerate
+    it with :func:`agents.redbeard.handeval_build.build_table` after any change to the
     playout policy or the signature (``TABLE_VERSION`` guards the format).
 
 Table design
@@ -72,7 +72,7 @@ samples): mean |table - MC| of the expected tricks is 0.049 tricks over all 40
 0.02..0.07, worst 0.116 for 3 players with trick-winner leads (declarer), single hands
 up to ~0.45. P(no trick) is off by 0.013..0.038 on average, the distribution by a total
 variation of 0.03..0.11. Both estimate tricks *under the playout's policy*
-(:mod:`redbeard_env.redbeard.handeval_playout`), not under optimal play.
+(:mod:`agents.redbeard.handeval_playout`), not under optimal play.
 """
 
 from __future__ import annotations
@@ -190,19 +190,19 @@ def _smooth_positions(probs, n):
 def load_table(path: str = TABLE_PATH, *, reload: bool = False, smooth: bool = True) -> dict:
     """Load (once, then cached) the lookup table and derive the arrays used by
     :func:`expected_tricks`. Raises ``FileNotFoundError`` if it is missing (regenerate it
-    with :func:`redbeard_env.redbeard.handeval_build.build_table`)."""
+    with :func:`agents.redbeard.handeval_build.build_table`)."""
     ck = (os.path.abspath(path), smooth)
     if not reload and ck in _TABLE_CACHE:
         return _TABLE_CACHE[ck]
     if not os.path.exists(path):
         raise FileNotFoundError(f"hand-strength table {path} is missing; regenerate it with "
-                                "`python -m redbeard_env.redbeard.handeval_build --regenerate`")
+                                "`python -m agents.redbeard.handeval_build --regenerate`")
     with np.load(path) as raw:
         data = {k: raw[k] for k in raw.files}
     if int(data["version"]) != TABLE_VERSION or int(data["top_honours"]) != TOP_HONOURS:
         raise ValueError(f"{path}: table version {int(data['version'])} does not match this code "
                          f"(version {TABLE_VERSION}); regenerate it with "
-                         "`python -m redbeard_env.redbeard.handeval_build --regenerate`")
+                         "`python -m agents.redbeard.handeval_build --regenerate`")
     counts = data["counts"].astype(np.float32)  # [G, 50, 7]
     probs = counts / counts.sum(-1, keepdims=True)
     pooled = np.zeros((counts.shape[0], MAX_PLAYERS - MIN_PLAYERS + 1, 2, HAND_SIZE + 1), np.float32)
@@ -263,7 +263,7 @@ def _table_distribution(hands, num_players, role, leader, position, path=TABLE_P
     idx = np.minimum(np.searchsorted(tab["keys"], key), len(tab["keys"]) - 1)
     if (tab["keys"][idx] != key).any():
         raise RuntimeError("hand signature missing from the table; regenerate it with "
-                           "`python -m redbeard_env.redbeard.handeval_build --regenerate`")
+                           "`python -m agents.redbeard.handeval_build --regenerate`")
     if role == "declarer":
         P = tab["cells"][idx, _combo_index(n, leader, 0)]
     elif pos is None:

@@ -1,8 +1,8 @@
 """Monte Carlo hand strength: sampled deals played out in one vectorised numpy pass.
 
 Arguments (``hands``, ``num_players``, ``role``, ``leader``, ``position``) as in
-:mod:`redbeard_env.redbeard.handeval`, whose table holds this same Monte Carlo by hand signature
-(built by :mod:`redbeard_env.redbeard.handeval_build`).
+:mod:`agents.redbeard.handeval`, whose table holds this same Monte Carlo by hand signature
+(built by :mod:`agents.redbeard.handeval_build`).
 
 Functions
 ---------
@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import NUM_CARDS, NUM_RANKS
+from redbeard_env.redbeard.cards import NUM_CARDS, NUM_RANKS
 from .handmasks import (
     HAND_SIZE, MAX_PLAYERS, _BIT, _LOW, _NMASK, _POP, _TOP, _as_masks, _bool_from_masks,
     _check_leader, _check_num_players, _check_role, _check_samples, _ids_to_masks,

@@ -1,8 +1,8 @@
 """Hands as per-suit bit masks, and the checks of hand-evaluation inputs.
 
-Shared by the hand-strength lookup (:mod:`redbeard_env.redbeard.handeval`), its Monte Carlo
-playout (:mod:`redbeard_env.redbeard.handeval_playout`) and the table builder
-(:mod:`redbeard_env.redbeard.handeval_build`). A hand or card set is int16 ``[..., 4]``: per suit a
+Shared by the hand-strength lookup (:mod:`agents.redbeard.handeval`), its Monte Carlo
+playout (:mod:`agents.redbeard.handeval_playout`) and the table builder
+(:mod:`agents.redbeard.handeval_build`). A hand or card set is int16 ``[..., 4]``: per suit a
 13-bit mask of the ranks held (bit r = rank r, 2..A = 0..12; card id = ``suit * 13 +
 rank``, see :mod:`redbeard_env.redbeard.cards`). ``_as_masks`` / ``_as_ids`` accept the public input
 forms (``[B, 52]`` card masks or ``[B, 6]`` card ids, or one hand) and raise ``ValueError``
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import NUM_CARDS, NUM_RANKS
+from redbeard_env.redbeard.cards import NUM_CARDS, NUM_RANKS
 
 ROLES = ("declarer", "follower")
 LEADERS = ("declarer", "trick_winner")

@@ -1,16 +1,16 @@
-"""Building the hand-strength table that :mod:`redbeard_env.redbeard.handeval` looks up.
+"""Building the hand-strength table that :mod:`agents.redbeard.handeval` looks up.
 
 ``build_table(path=TABLE_PATH, samples=720, seed=0, workers=2)`` plays the Monte Carlo of
-:mod:`redbeard_env.redbeard.handeval_playout` for every hand signature and saves
-``redbeard_env/redbeard/data/handeval_table.npz`` (1.1 MB; ~180 CPU-s, i.e. ~1.5 min on 2 idle
+:mod:`agents.redbeard.handeval_playout` for every hand signature and saves
+``agents/redbeard/data/handeval_table.npz`` (1.1 MB; ~180 CPU-s, i.e. ~1.5 min on 2 idle
 cores); deterministic for a given ``samples`` and ``seed`` whatever ``workers``. From the
 command line::
 
-    python -m redbeard_env.redbeard.handeval_build --regenerate [--samples 720] [--seed 0] [--workers 2]
+    python -m agents.redbeard.handeval_build --regenerate [--samples 720] [--seed 0] [--workers 2]
 
 Regenerate after any change to the playout policy or the signature (and raise
 ``handeval.TABLE_VERSION`` when the format changes). The table's design is described in
-:mod:`redbeard_env.redbeard.handeval`.
+:mod:`agents.redbeard.handeval`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from .cards import NUM_CARDS
+from redbeard_env.redbeard.cards import NUM_CARDS
 from .handeval import (
     NUM_CLASSES, NUM_COMBOS, TABLE_PATH, TABLE_VERSION, TOP_HONOURS, _CLASS_HON, _CLASS_LEN,
     _CLASS_LOW, _LOWBITS, _NGROUPS, _codes_to_key, _combo_index, _group_index, _lowbits_features,
@@ -188,7 +188,7 @@ def build_table(path: Optional[str] = TABLE_PATH, samples: int = TABLE_SAMPLES, 
 def _main(argv=None):
     import argparse
 
-    ap = argparse.ArgumentParser(description="redbeard_env.redbeard.handeval_build: regenerate the hand-strength table")
+    ap = argparse.ArgumentParser(description="agents.redbeard.handeval_build: regenerate the hand-strength table")
     ap.add_argument("--regenerate", action="store_true", help="build the table and save it")
     ap.add_argument("--path", default=TABLE_PATH)
     ap.add_argument("--samples", type=int, default=TABLE_SAMPLES)
