@@ -111,6 +111,7 @@ def train(cfg: Config, resume: "str | Path | None" = None, quiet: bool = False,
     if not resume and not cfg.init_from and cfg.eval_every and cfg.eval_games:
         # a run from scratch first measures its untrained policy: the learning curve's minute 0
         checkpoints.save_run(run)
+        warm_evaluation(run.run_dir / "policy.pt", cfg)  # one-off costs out of the evaluation's timing
         eval_start = time.time()
         ev = evaluate_policy(run.run_dir / "policy.pt", cfg, 0, writer)
         run.counters["eval_seconds"] = time.time() - eval_start
@@ -428,6 +429,19 @@ def log_update(run: Run, writer, batch: dict, returns: np.ndarray, losses: dict,
 
 # ====================================================================== evaluation
 EVAL_OPPONENT = "heuristic"  # the game's own heuristic bot
+
+
+def warm_evaluation(policy_path: Path, cfg: Config) -> None:
+    """A one-deal evaluation, untimed: on a fresh checkout the first evaluation also compiles
+    the bots' kernels and loads the policy, which the time budget's plan must not take for
+    the cost of every evaluation (a fresh clone's five-minute run trained for two)."""
+    if not cfg.eval_games or not policy_path.is_file():
+        return
+    from redbeard_eval import run_tournament
+
+    n = cfg.players[0]
+    run_tournament([f"ppo:{policy_path}"] + [EVAL_OPPONENT] * (n - 1), rules=cfg.rules, players=n, game=cfg.game,
+                   games=1, seed=cfg.seed + 12345, overrides=cfg.overrides, progress=False)
 
 
 def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict | None:
