@@ -1,5 +1,6 @@
-"""The public API of SPEC §3: PettingZoo conformance for every preset and player count,
-action ids and names, spaces, masks, determinism and rendering."""
+"""The public API of SPEC §3 beyond the shared suite (tests/test_games.py, which runs
+PettingZoo's api_test and seed_test for every game, preset and player count): action ids
+and names, spaces, masks, determinism and rendering."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import warnings
 import numpy as np
 import pytest
 from gymnasium import spaces
-from pettingzoo.test import api_test, seed_test
 
 import redbeard_env
 from redbeard_env import action_id, action_name
@@ -20,15 +20,6 @@ from redbeard_env.redbeard.observation import OBS_BLOCKS, OBS_SIZE
 PRESET_NAMES = ("classic", "fem_opp", "raudskjegg", "wikipedia")
 PLAYER_COUNTS = (3, 4, 5, 6, 7)
 SHEET_RANGE = {"classic": (3, 7), "fem_opp": (3, 7), "raudskjegg": (4, 6), "wikipedia": (3, 7)}
-
-# Warnings PettingZoo's api_test gives for any Dict observation (connect_four_v3 gets the
-# same ones) and the one it provokes on purpose with reset(options={"options": 1}).
-EXPECTED_API_TEST_WARNINGS = (
-    r"Observation is not a NumPy array",
-    r"Observation space for each agent probably should be",
-    r"unknown reset option 'options'",
-)
-
 
 def make_env(n: int, preset: str = "classic", **kwargs):
     """The env, without the UserWarning for a count outside the sheet's range."""
@@ -61,24 +52,7 @@ def play(env, seed, options=None, policy_seed=0, max_steps=100_000):
     return traj
 
 
-# ---------------------------------------------------------------- PettingZoo conformance
-@pytest.mark.parametrize("n", PLAYER_COUNTS)
-@pytest.mark.parametrize("preset", PRESET_NAMES)
-def test_pettingzoo_api_test(preset, n):
-    env = make_env(n, preset)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for pattern in EXPECTED_API_TEST_WARNINGS:
-            warnings.filterwarnings("ignore", message=pattern)
-        api_test(env, num_cycles=1000)
-
-
-@pytest.mark.parametrize("n", PLAYER_COUNTS)
-@pytest.mark.parametrize("preset", PRESET_NAMES)
-def test_pettingzoo_seed_test(preset, n):
-    seed_test(lambda: make_env(n, preset), num_cycles=500)
-
-
+# PettingZoo's api_test and seed_test for every preset and count: tests/test_games.py (every game)
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_player_count_outside_sheet_range_warns(preset):
     lo, hi = SHEET_RANGE[preset]
