@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from redbeard_env import vector_base
 from redbeard_env.family import vector_kernels as K
 from redbeard_env.sortskaeg.vector import VectorEnv, random_legal_actions
 
@@ -27,7 +28,7 @@ def play(venv: VectorEnv, steps: int, seed: int) -> list[np.ndarray]:
 
 
 def test_every_driver_is_compiled_to_release_the_gil():
-    for driver in (K.step_games, K.reset_games, K.observe_games, K.first_illegal, K.random_legal):
+    for driver in (K.step_games, K.reset_games, K.observe_games, K.first_illegal, vector_base._random_legal):
         assert driver.targetoptions.get("nogil") is True, driver
 
 
