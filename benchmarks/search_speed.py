@@ -23,6 +23,7 @@ Prints a table; asserts nothing.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -85,8 +86,10 @@ def main() -> None:
         obs, mask = positions(game, args.positions, args.seed, args.players)
         probe = make_agent("search:worlds=1", game=name, seed=0)
         probe.act_batch(obs[:1], mask[:1])
+        model = next(m for m in (sys.modules[c.__module__] for c in type(probe).__mro__)
+                     if hasattr(m, "MS_PER_PLAYOUT_STEP"))
         print(f"\n{game.title}, {args.players} players, {len(obs)} searched positions "
-              f"(cost model: {type(probe).__module__}.MS_PER_PLAYOUT_STEP)")
+              f"(cost model: {model.__name__}.MS_PER_PLAYOUT_STEP = {model.MS_PER_PLAYOUT_STEP})")
         print(f"  {'bot':34s} {'ms alone':>9s} {'ms batched':>11s} {'ms/playout step':>16s}")
         for spec in ["pimc"] + [f"search:worlds={w}" for w in args.worlds] + ["search"]:
             bot = make_agent(spec, game=name, seed=0)

@@ -304,11 +304,15 @@ class Pipeline:
 
 
 def _judge_row(res: dict, spec: str, n: int, opponent: str) -> dict:
+    """A judged table's row: the win rate and the game's own metrics (its tournament
+    metrics' ``COLUMNS``)."""
+    from redbeard_env.registry import game_of_data
+
     me = res["agents"][spec]
     row = {"players": n, "opponent": opponent, "games": res["config"]["games"], "win_rate": me["win_rate"],
            "win_rate_ci": list(me["win_rate_ci"]), "parity": 1.0 / n, "ratio": me["win_rate"] * n,
            "ms_per_decision": me.get("ms_per_decision")}
-    for key in ("contract_rate", "exact_rate", "bid_error", "bid_bias", "join_rate"):
+    for _, _, key, _ in game_of_data(res["config"]).metrics_type.COLUMNS:
         if me.get(key) is not None:
             row[key] = me[key]
     return row
