@@ -24,7 +24,7 @@ from .pimc import PimcAgent
 DEFAULT_POLICY = "ppo:classic_4p"
 #: the cost model of a playout (agents.search.worlds_for): ms of one world's engine step with
 #: the network playing, on the development machine (benchmarks/search_speed.py)
-MS_PER_PLAYOUT_STEP = 0.05
+MS_PER_PLAYOUT_STEP = 0.008
 
 
 class SearchAgent(PimcAgent):
