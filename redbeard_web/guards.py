@@ -165,28 +165,34 @@ async def race_client(request: Request, work: Awaitable, timeout: float | None) 
     raise ClientGone() if watch in done else asyncio.TimeoutError()
 
 
-class GameGates:
-    """One asyncio lock per game or replay id, made on first use and dropped when nobody
-    holds it or waits for it (so the table stays as small as the requests in flight)."""
+class _KeyedGates:
+    """Gates (an asyncio lock or semaphore) by key, made on first use and dropped when nobody
+    holds one or waits for it (so the table stays as small as the requests in flight)."""
 
     def __init__(self) -> None:
-        self._gates: dict[str, list] = {}  # id -> [asyncio.Lock, users]
+        self._gates: dict[str, list] = {}  # key -> [gate, users]
 
     def __len__(self) -> int:
         return len(self._gates)
 
+    def _new_gate(self) -> Any:
+        raise NotImplementedError
+
+    def _busy(self, timeout: float) -> HTTPException:
+        """The refusal of a request that waited ``timeout`` s in vain."""
+        raise NotImplementedError
+
     async def enter(self, key: str, request: Request, timeout: float) -> Callable[[], None]:
-        """Wait for ``key``'s turn (see the module docstring); returns the release call."""
-        gate = self._gates.setdefault(key, [asyncio.Lock(), 0])
+        """Wait for ``key``'s gate (at most ``timeout`` s, then :meth:`_busy`); returns the
+        release call."""
+        gate = self._gates.setdefault(key, [self._new_gate(), 0])
         gate[1] += 1
-        lock = gate[0]
         try:
-            await race_client(request, lock.acquire(), timeout)
+            await race_client(request, gate[0].acquire(), timeout)
         except BaseException as exc:
             self._leave(key, gate)
             if isinstance(exc, asyncio.TimeoutError):
-                raise refuse(503, "this game is busy (its bots are thinking); try again in a moment",
-                             retry_after=timeout) from None
+                raise self._busy(timeout) from None
             raise
         released = False
 
@@ -194,7 +200,7 @@ class GameGates:
             nonlocal released
             if not released:
                 released = True
-                lock.release()
+                gate[0].release()
                 self._leave(key, gate)
 
         return release
@@ -205,46 +211,30 @@ class GameGates:
             del self._gates[key]
 
 
-class AddressShares:
+class GameGates(_KeyedGates):
+    """One asyncio lock per game or replay id: its requests take turns."""
+
+    def _new_gate(self) -> asyncio.Lock:
+        return asyncio.Lock()
+
+    def _busy(self, timeout: float) -> HTTPException:
+        return refuse(503, "this game is busy (its bots are thinking); try again in a moment", retry_after=timeout)
+
+
+class AddressShares(_KeyedGates):
     """At most ``share`` requests of one client address at once in a worker pool (see the
-    module docstring); an address's entry is dropped when nobody holds it or waits for it."""
+    module docstring)."""
 
     def __init__(self, share: int) -> None:
+        super().__init__()
         self.share = share
-        self._held: dict[str, list] = {}  # address -> [asyncio.Semaphore, users]
 
-    def __len__(self) -> int:
-        return len(self._held)
+    def _new_gate(self) -> asyncio.Semaphore:
+        return asyncio.Semaphore(self.share)
 
-    async def enter(self, address: str, request: Request, timeout: float) -> Callable[[], None]:
-        """Wait for a place of ``address`` (at most ``timeout`` s, then 503); returns the
-        release call."""
-        held = self._held.setdefault(address, [asyncio.Semaphore(self.share), 0])
-        held[1] += 1
-        semaphore = held[0]
-        try:
-            await race_client(request, semaphore.acquire(), timeout)
-        except BaseException as exc:
-            self._leave(address, held)
-            if isinstance(exc, asyncio.TimeoutError):  # the address's own requests held it up: too many
-                raise refuse(429, f"your address has {self.share} requests being worked on and more waiting; try "
-                                  f"again in a moment", retry_after=timeout) from None
-            raise
-        released = False
-
-        def release() -> None:
-            nonlocal released
-            if not released:
-                released = True
-                semaphore.release()
-                self._leave(address, held)
-
-        return release
-
-    def _leave(self, address: str, held: list) -> None:
-        held[1] -= 1
-        if held[1] == 0 and self._held.get(address) is held:
-            del self._held[address]
+    def _busy(self, timeout: float) -> HTTPException:  # the address's own requests held it up: too many
+        return refuse(429, f"your address has {self.share} requests being worked on and more waiting; try "
+                           f"again in a moment", retry_after=timeout)
 
 
 class _HintJob:
