@@ -65,7 +65,7 @@ class FamilySearch(FamilyPIMC):
 
     def _searched(self, v, legal: np.ndarray) -> np.ndarray:
         asked = np.isin(v.phase, [PHASE["bid"], PHASE["play"]]) & (legal.sum(1) > 1)
-        if self._guide is None:
+        if self._guide is None or self._every_action:  # values: every decision with a choice
             return asked
         return asked & np.array([len(self._guide.candidates(r, self.top_k, self.mass)) > 1
                                  for r in range(len(legal))])
