@@ -434,7 +434,7 @@ EVAL_OPPONENT = "heuristic"  # the game's own heuristic bot
 def warm_evaluation(policy_path: Path, cfg: Config) -> None:
     """A one-deal evaluation, untimed: on a fresh checkout the first evaluation also compiles
     the bots' kernels and loads the policy, which the time budget's plan must not take for
-    the cost of every evaluation (a fresh clone's five-minute run trained for two)."""
+    the cost of every evaluation (it would plan far fewer updates than the budget holds)."""
     if not cfg.eval_games or not policy_path.is_file():
         return
     from redbeard_eval import run_tournament
