@@ -108,8 +108,7 @@ def work_of(bot, obs: np.ndarray, mask: np.ndarray) -> float:
     them (its ``_plan`` with one world)."""
     total = 0.0
     for i in range(len(obs)):
-        bot.samples = 0
-        bot.act_batch(obs[i:i + 1], mask[i:i + 1])  # sets the guide
+        bot.act_batch(obs[i:i + 1], mask[i:i + 1])  # plans the decision: sets last_work
         total += getattr(bot, "last_work", 1.0)
     return total / len(obs)
 

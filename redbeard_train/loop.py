@@ -47,7 +47,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import yaml
@@ -431,17 +431,22 @@ def log_update(run: Run, writer, batch: dict, returns: np.ndarray, losses: dict,
 EVAL_OPPONENT = "heuristic"  # the game's own heuristic bot
 
 
+def eval_tournament(policy_path: Path, cfg: Config, games: int) -> dict:
+    """The policy in one seat against the evaluation's heuristics, ``games`` duplicate games
+    on the evaluation's seed."""
+    from redbeard_eval import run_tournament
+
+    n = cfg.players[0]
+    return run_tournament([f"ppo:{policy_path}"] + [EVAL_OPPONENT] * (n - 1), rules=cfg.rules, players=n,
+                          game=cfg.game, games=games, seed=cfg.seed + 12345, overrides=cfg.overrides, progress=False)
+
+
 def warm_evaluation(policy_path: Path, cfg: Config) -> None:
     """A one-deal evaluation, untimed: on a fresh checkout the first evaluation also compiles
     the bots' kernels and loads the policy, which the time budget's plan must not take for
     the cost of every evaluation (it would plan far fewer updates than the budget holds)."""
-    if not cfg.eval_games or not policy_path.is_file():
-        return
-    from redbeard_eval import run_tournament
-
-    n = cfg.players[0]
-    run_tournament([f"ppo:{policy_path}"] + [EVAL_OPPONENT] * (n - 1), rules=cfg.rules, players=n, game=cfg.game,
-                   games=1, seed=cfg.seed + 12345, overrides=cfg.overrides, progress=False)
+    if cfg.eval_games and policy_path.is_file():
+        eval_tournament(policy_path, cfg, games=1)
 
 
 def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict | None:
@@ -449,13 +454,8 @@ def evaluate_policy(policy_path: Path, cfg: Config, step: int, writer) -> dict |
     returns the tournament's results."""
     if not cfg.eval_games or not policy_path.is_file():
         return None
-    from redbeard_eval import run_tournament
-
-    n = cfg.players[0]
     spec = f"ppo:{policy_path}"
-    heuristic = EVAL_OPPONENT
-    res = run_tournament([spec] + [heuristic] * (n - 1), rules=cfg.rules, players=n, game=cfg.game,
-                         games=cfg.eval_games, seed=cfg.seed + 12345, overrides=cfg.overrides, progress=False)
+    res = eval_tournament(policy_path, cfg, cfg.eval_games)
     me = res["agents"][spec]
     writer.add_scalar("eval/win_rate_vs_heuristic", me["win_rate"], step)
     writer.add_scalar("eval/win_rate_vs_heuristic_ci_low", me["win_rate_ci"][0], step)
