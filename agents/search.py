@@ -14,7 +14,8 @@ three guesses pimc makes by hand replaced by the network's (:class:`PolicyGuide`
   hold ``mass`` of its probability or ``top_k`` of them (pimc: the rollout bot's choice and
   its nearest neighbours by action id, or every legal action);
 * **playouts by the policy**: the network plays every seat of every world (greedy, in one
-  batch per engine step) where pimc plays the heuristic.
+  batch per engine step) where pimc plays the heuristic (``playout=heuristic`` plays them
+  as pimc does, to measure what the policy's playouts are worth).
 
 The choice: the candidate with the best mean outcome over the worlds (each game's pimc
 says what an outcome is worth: Rödskägg the utility of the score at the round's end, or
@@ -35,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .params import Bool, Float, Int
+from .params import Bool, Choice, Float, Int
 
 #: the parameters every game's search adds to its pimc's (agents.params)
 SEARCH_PARAMS = {
@@ -45,6 +46,8 @@ SEARCH_PARAMS = {
     "mass": Float(0.5, 1.0, help="candidates: the policy's most likely actions until they hold this share"),
     "belief": Bool(help="deal the worlds by the network's belief (else uniformly, as pimc)"),
     "margin": Float(0, 100, help="how much better than the policy's choice another must be to be chosen"),
+    "playout": Choice("policy", "heuristic", help="who plays every seat of the playouts (heuristic: pimc's playouts, "
+                      "for comparison)"),
 }
 #: cost units (agents.params) of one millisecond of search
 UNITS_PER_MS = 40.0

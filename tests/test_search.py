@@ -145,8 +145,39 @@ def test_search_values_every_legal_action_and_plays_a_candidate(game):
             values = bot.action_values(o, mask)[0]
             legal = mask[0] == 1
             assert np.isneginf(values[~legal]).all() and np.isfinite(values[legal]).all()
-            guide = PolicyGuide(bot.policy if hasattr(bot, "policy") else bot.rollout, o, mask.astype(bool))
+            guide = PolicyGuide(bot.network, o, mask.astype(bool))
             assert int(bot.act_batch(o, mask)[0]) in guide.candidates(0, 2, 1.0)
             return
         env.step(bot.act(obs))
     pytest.fail("no searched decision with more than two legal actions in 60 moves")
+
+
+@pytest.mark.parametrize("game", SEARCHED)
+def test_heuristic_playouts_keep_the_network_as_guide_and_change_the_values(game):
+    """playout=heuristic (the ablation of the policy's playouts): the network still picks
+    the candidates, the game's heuristic plays the worlds out, so the same worlds are worth
+    something else; play stays legal. playout=random is refused in one line."""
+    with pytest.raises(ValueError, match="playout must be one of policy, heuristic"):
+        make_agent("search:playout=random", game=game)
+    own = make_agent("search:worlds=4,top_k=3,mass=1.0,seed=1", game=game)
+    heur = make_agent("search:worlds=4,top_k=3,mass=1.0,seed=1,playout=heuristic", game=game)
+    assert type(heur.network) is type(own.network) and heur.network.net is not None
+    playing = [b.policy if hasattr(b, "max_actions") else b.rollout for b in (own, heur)]
+    assert playing[0] is own.network and type(playing[1]) is type(make_agent("heuristic", game=game))
+    env = redbeard_env.make(game, num_players=4)
+    env.reset(seed=4)
+    differ = searched = 0
+    for _ in range(80):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        o, mask = obs["observation"][None], obs["action_mask"][None].astype(np.int8)
+        if own.searches(o, mask)[0] and mask.sum() > 1:
+            own.reset(9)
+            heur.reset(9)
+            a, b = own.action_values(o, mask)[0], heur.action_values(o, mask)[0]
+            searched += 1
+            differ += int(not np.allclose(a, b))
+            assert mask[0, int(heur.act_batch(o, mask)[0])] == 1
+        env.step(own.act(obs))
+    assert searched >= 3 and differ >= 1

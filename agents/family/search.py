@@ -16,6 +16,7 @@ import numpy as np
 
 from ..base import check_batch
 from ..params import SEED, Policy, set_numbers
+from ..registry import make_agent
 from ..search import SEARCH_PARAMS, UNITS_PER_MS, PolicyGuide, choose, worlds_for
 from .decode import PHASE
 from .pimc import FamilyPIMC
@@ -40,7 +41,8 @@ class FamilySearch(FamilyPIMC):
     COST = UNITS_PER_MS  # a millisecond (``ms`` scales it)
 
     def __init__(self, policy: str = "", ms: float = 50.0, worlds: int = 0, top_k: int = 4, mass: float = 0.95,
-                 belief: bool = True, margin: float = 0.0, spite: float = 0.5, max_worlds: int = 4096,
+                 belief: bool = True, margin: float = 0.0, playout: str = "policy", spite: float = 0.5,
+                 max_worlds: int = 4096,
                  seed: int | None = 0):
         super().__init__(samples=max(worlds, 1), rollout=policy or self.DEFAULT_POLICY, spite=spite,
                          max_worlds=max_worlds, seed=seed)
@@ -48,8 +50,17 @@ class FamilySearch(FamilyPIMC):
             raise ValueError(f"policy must be a trained network (a ppo: spec), got {str(policy)[:60]!r}")
         set_numbers(self, ms=ms, worlds=worlds, top_k=top_k, mass=mass, margin=margin)
         self.belief = SEARCH_PARAMS["belief"].check("belief", belief)
+        self.playout = SEARCH_PARAMS["playout"].check("playout", playout)
+        self.network = self.rollout  # guides the search; the family's pimc plays out with self.rollout
+        if playout == "heuristic":
+            self.rollout = make_agent("heuristic", game=self.game, seed=seed)
         self._guide: PolicyGuide | None = None
         self._every_action = False
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.network is not self.rollout and hasattr(self.network, "reset"):
+            self.network.reset(seed)
 
     # the network's reading of the batch (set by act_batch / action_values for their rows)
     def _candidates(self, row: int, legal_row: np.ndarray) -> np.ndarray:
@@ -83,12 +94,12 @@ class FamilySearch(FamilyPIMC):
 
     def searches(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, legal = check_batch(obs, mask, self.game)
-        self._guide = PolicyGuide(self.rollout, obs, legal)
+        self._guide = PolicyGuide(self.network, obs, legal)
         return self._searched(self.world_parts.decode_batch(obs), legal)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, legal = check_batch(obs, mask, self.game)
-        self._guide = PolicyGuide(self.rollout, obs, legal)
+        self._guide = PolicyGuide(self.network, obs, legal)
         base = self._guide.choice.astype(np.int64)
         v = self.world_parts.decode_batch(obs)
         search = np.flatnonzero(self._searched(v, legal))
@@ -112,7 +123,7 @@ class FamilySearch(FamilyPIMC):
         by the belief and played out by the policy (a hint or a review values the move a
         player made, whether the policy ranks it or not)."""
         obs, legal = check_batch(obs, mask, self.game)
-        self._guide = PolicyGuide(self.rollout, obs, legal)
+        self._guide = PolicyGuide(self.network, obs, legal)
         self._every_action = True
         try:
             v = self.world_parts.decode_batch(obs)

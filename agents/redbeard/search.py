@@ -15,6 +15,7 @@ import numpy as np
 from redbeard_env.redbeard.rules import HAND_SIZE
 
 from ..params import SEED, Policy, RulesParam, set_numbers
+from ..registry import make_agent
 from ..search import SEARCH_PARAMS, UNITS_PER_MS, PolicyGuide, choose, worlds_for
 from .decode import ObsBatch
 from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, HeuristicAgent
@@ -45,7 +46,8 @@ class SearchAgent(PimcAgent):
     COST = UNITS_PER_MS  # a millisecond (``ms`` scales it)
 
     def __init__(self, policy: str = DEFAULT_POLICY, ms: float = 50.0, worlds: int = 0, top_k: int = 4,
-                 mass: float = 0.95, belief: bool = True, margin: float = 0.0, horizon: str = "auto",
+                 mass: float = 0.95, belief: bool = True, margin: float = 0.0, playout: str = "policy",
+                 horizon: str = "auto",
                  close_at: int = 6, win_value: float = WIN_VALUE, neg_extra: float = NEG_EXTRA,
                  elim_value: float = ELIM_VALUE, chunk: int = 16384, seed: int | None = 0, rules=None):
         super().__init__(samples=max(worlds, 1), max_actions=16, rollout=policy, horizon=horizon, close_at=close_at,
@@ -55,11 +57,20 @@ class SearchAgent(PimcAgent):
             raise ValueError(f"policy must be a trained network (a ppo: spec), got {str(policy)[:60]!r}")
         set_numbers(self, ms=ms, worlds=worlds, top_k=top_k, mass=mass, margin=margin)
         self.belief = SEARCH_PARAMS["belief"].check("belief", belief)
+        self.playout = SEARCH_PARAMS["playout"].check("playout", playout)
+        self.network = self.policy  # guides the search; pimc's playouts ask self.policy
+        if playout == "heuristic":
+            self.policy = make_agent("heuristic", game=self.game, seed=seed)
         self._guide: PolicyGuide | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.network is not self.policy:
+            self.network.reset(seed)
 
     # the network's reading of the batch, asked once per call
     def _base_actions(self, obs: np.ndarray, mask: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        self._guide = PolicyGuide(self.policy, obs, legal)
+        self._guide = PolicyGuide(self.network, obs, legal)
         return self._guide.choice.astype(np.int64)
 
     def _candidates(self, row: int, legal_row: np.ndarray, base_action: int, every_action: bool = False) -> list[int]:
