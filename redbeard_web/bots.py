@@ -246,7 +246,8 @@ def _file_of(parsed: Spec) -> Any:
 
 
 def _check_value(value: Any, spec: str, game: str) -> None:
-    """One value of a spec: a finite number up to 2**63, True/False/None, or a plain name."""
+    """One value of a spec: a finite number up to 2**63, True/False/None, a plain name, or
+    ``ppo:NAME`` naming one of the game's policies (a search's network; never a path)."""
     if value is None or isinstance(value, bool):
         return
     if isinstance(value, int) and abs(value) <= 2**63:
@@ -255,9 +256,12 @@ def _check_value(value: Any, spec: str, game: str) -> None:
         return
     if isinstance(value, str) and _SAFE_NAME.match(value):
         return
+    if isinstance(value, str) and value.startswith("ppo:") and value[4:] in _policy_names(game):
+        return
     raise ValueError(
         f"bot spec {_quote(spec, 60)}: {_quote(value, 40)} is not allowed here; values are finite numbers up to "
-        f"2**63, True, False, None or plain names, not file paths (policies: {', '.join(_policy_names(game)) or 'none'})"
+        f"2**63, True, False, None, plain names or ppo:<policy>, not file paths (policies: "
+        f"{', '.join(_policy_names(game)) or 'none'})"
     )
 
 

@@ -52,7 +52,7 @@ LEVELS_PATH = Path(__file__).resolve().parent / "levels.json"
 LEVEL_NAMES = ("Beginner", "Club", "Strong", "Expert")
 TABLE_SIZE = 4  # players at the measuring tables
 #: bots measured for every game that has them (besides its shipped policies)
-BUILT_IN = ("random", "heuristic", "pimc")
+BUILT_IN = ("random", "heuristic", "pimc", "search")
 
 
 # ---------------------------------------------------------------- the shipped levels
@@ -104,8 +104,9 @@ def _policies(game: str) -> dict[str, dict]:
 
 
 def candidates(game: str) -> list[str]:
-    """The bots measured for ``game``: its built-in ``random``, ``heuristic`` and ``pimc``,
-    and its shipped policies trained on its default sheet."""
+    """The bots measured for ``game``: its built-in ``random``, ``heuristic``, ``pimc`` and
+    ``search`` (on the network it searches by default), and its shipped policies trained on
+    its default sheet."""
     from agents.registry import available_agents
 
     info = game_named(game)
@@ -118,7 +119,9 @@ def candidates(game: str) -> list[str]:
 
 def per_rules(game: str, bots: list[str]) -> dict[str, dict[str, str]]:
     """For each other sheet of ``game``: a rated policy -> the shipped policy of that sheet
-    trained for the same number of players."""
+    trained for the same number of players (``search`` -> the search on that policy)."""
+    from agents.registry import check_spec
+
     info = game_named(game)
     policies = _policies(info.name)
     out: dict[str, dict[str, str]] = {}
@@ -127,12 +130,15 @@ def per_rules(game: str, bots: list[str]) -> dict[str, dict[str, str]]:
             continue
         swap = {}
         for bot in bots:
-            if not bot.startswith("ppo:") or bot[4:] not in policies:
+            policy, wrap = bot, "{}"
+            if bot == "search":  # the network it searches when the spec names none
+                policy, wrap = check_spec(bot, info.name).factory.DEFAULT_POLICY, "search:policy={}"
+            if not policy.startswith("ppo:") or policy[4:] not in policies:
                 continue
-            players = policies[bot[4:]]["players"]
+            players = policies[policy[4:]]["players"]
             same = [n for n, p in policies.items() if p["rules"] == preset and p["players"] == players]
             if same:
-                swap[bot] = f"ppo:{same[0]}"
+                swap[bot] = wrap.format(f"ppo:{same[0]}")
         if swap:
             out[preset] = swap
     return out

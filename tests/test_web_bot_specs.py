@@ -26,6 +26,7 @@ from redbeard_web.limits import Limits  # noqa: E402
 from redbeard_web.review import default_bot  # noqa: E402
 from agents.registry import declaration, parse_spec, resolve  # noqa: E402
 from redbeard_web.store import GameStore  # noqa: E402
+from game_parts import games_with, has_bot, shipped_policies  # noqa: E402
 from test_bot_params import bot_specs  # noqa: E402
 
 GAMES = tuple(redbeard_env.registered_games())
@@ -113,6 +114,22 @@ def test_the_budget_prices_nested_bots_from_their_declarations():
     assert time.perf_counter() - start < 5 and pool.builds <= 2  # refused before any search bot was built
     r = client.get(f"/api/games/{view['id']}/hint", params={"bot": "pimc:samples=256"})  # within the budget
     assert r.status_code == 200 and r.json()["action"] in view["legal"], r.text
+
+
+@pytest.mark.parametrize("game", [g for g in games_with(has_bot, "search") if shipped_policies(g)])
+def test_a_nested_network_is_one_of_the_games_policies_by_name_never_a_path(game):
+    """``search:policy=ppo:NAME`` (the levels' search at another sheet) takes a policy of this
+    game by name; another game's policy, a path or a nested spec of another kind is refused."""
+    from redbeard_web.bots import check_bot_spec
+
+    own = shipped_policies(game)
+    for name in own:
+        assert check_bot_spec(f"search:policy=ppo:{name}", game) == f"search:policy=ppo:{name}"
+    others = [n for g in GAMES if g != game for n in shipped_policies(g) if n not in own]
+    for value in [f"ppo:{n}" for n in others[:2]] + ["ppo:../x", "ppo:/etc/passwd", "ppo:" + own[0] + "/../x",
+                                                     "pimc:samples=4"]:
+        with pytest.raises(ValueError, match="not allowed here"):
+            check_bot_spec(f"search:policy={value}", game)
 
 
 @pytest.mark.parametrize("game,spec,words", [

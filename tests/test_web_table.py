@@ -171,6 +171,22 @@ def test_levels_errors_and_the_picking_rule(client):
     assert L.lineups(["x", "y", "z"]) == [("x", "y", "x", "y"), ("x", "z", "x", "z"), ("y", "z", "y", "z")]
 
 
+@pytest.mark.parametrize("game", LEVEL_GAMES)
+def test_every_sheet_plays_its_own_policy_and_the_search_on_it(game):
+    """At a sheet with a policy of its own, a level's policy is that sheet's, and the level's
+    ``search`` searches that sheet's policy, not the default sheet's."""
+    from agents.registry import available_agents, check_spec
+
+    cands = L.candidates(game)
+    assert ("search" in cands) == ("search" in available_agents(game))
+    for preset, swap in L.per_rules(game, cands).items():
+        assert preset != redbeard_env.game_named(game).default_rules
+        if "search" in swap:
+            default = check_spec("search", game).factory.DEFAULT_POLICY
+            assert swap["search"] == f"search:policy={swap[default]}" and swap[default] != default
+            assert check_bot_spec(swap["search"], game) == swap["search"]
+
+
 # ---------------------------------------------------------------- review
 @pytest.mark.parametrize("game", GAMES)
 def test_the_review_ranks_your_decisions_by_cost(client, game):

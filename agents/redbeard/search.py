@@ -21,8 +21,6 @@ from .decode import ObsBatch
 from .heuristic import ELIM_VALUE, NEG_EXTRA, WIN_VALUE, HeuristicAgent
 from .pimc import PimcAgent
 
-#: the network a search uses when the spec names none
-DEFAULT_POLICY = "ppo:classic_4p"
 #: the cost model of a playout (agents.search.worlds_for): ms of one world's engine step with
 #: the network playing, on the development machine (benchmarks/search_speed.py)
 MS_PER_PLAYOUT_STEP = 0.008
@@ -31,6 +29,7 @@ MS_PER_PLAYOUT_STEP = 0.008
 class SearchAgent(PimcAgent):
     """See the module docstring and :mod:`agents.search`."""
 
+    DEFAULT_POLICY = "ppo:classic_4p"  # the network a search uses when the spec names none
     PARAMS = {
         "policy": Policy(help="the trained network that guides the search and plays it out"),
         **SEARCH_PARAMS,
@@ -45,12 +44,12 @@ class SearchAgent(PimcAgent):
     }
     COST = UNITS_PER_MS  # a millisecond (``ms`` scales it)
 
-    def __init__(self, policy: str = DEFAULT_POLICY, ms: float = 50.0, worlds: int = 0, top_k: int = 4,
+    def __init__(self, policy: str = "", ms: float = 50.0, worlds: int = 0, top_k: int = 4,
                  mass: float = 0.95, belief: bool = True, margin: float = 0.0, playout: str = "policy",
                  horizon: str = "auto",
                  close_at: int = 6, win_value: float = WIN_VALUE, neg_extra: float = NEG_EXTRA,
                  elim_value: float = ELIM_VALUE, chunk: int = 16384, seed: int | None = 0, rules=None):
-        super().__init__(samples=max(worlds, 1), max_actions=16, rollout=policy, horizon=horizon, close_at=close_at,
+        super().__init__(samples=max(worlds, 1), max_actions=16, rollout=policy or self.DEFAULT_POLICY, horizon=horizon, close_at=close_at,
                          win_value=win_value, neg_extra=neg_extra, elim_value=elim_value, chunk=chunk, seed=seed,
                          rules=rules)
         if getattr(self.policy, "net", None) is None:
