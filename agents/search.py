@@ -24,6 +24,14 @@ against the others'), but the policy's own choice unless another beats it by mor
 ``margin`` -- a search with a few dozen worlds is noisy, and the policy is the better
 judge of near-ties (SPARTA's deviation rule).
 
+**Cut-off** (``depth`` > 0, where a game's search offers it): a playout stops at the
+searcher's first decision after ``depth`` engine steps, and the world is worth what the
+network's critic says of it there (:func:`critic_values`: the privileged critic sees every
+hand of the world, the very input it was trained on; the expected game result, not the
+round's points). A decision's worlds are all cut or all played out (only decisions with
+enough of the round left are cut), so its candidates are compared in one unit; hints and
+reviews (``action_values``) always play out, so their values stay in the game's points.
+
 Budget: ``ms`` per searched decision on the development machine, turned into a number of
 worlds by a fixed cost model (:meth:`PolicyGuide.worlds_for`: the playouts' engine steps
 and network rows), so the same seed gives the same game on any machine; ``worlds`` fixes
@@ -49,6 +57,9 @@ SEARCH_PARAMS = {
     "playout": Choice("policy", "heuristic", help="who plays every seat of the playouts (heuristic: pimc's playouts, "
                       "for comparison)"),
 }
+#: a search that can cut its playouts off with the critic (agents.search.critic_values) adds this
+DEPTH_PARAM = Int(0, 500, help="engine steps a playout runs before the network's critic values the world at the "
+                  "searcher's next decision (0: every playout to the round's end)")
 #: cost units (agents.params) of one millisecond of search
 UNITS_PER_MS = 40.0
 
@@ -93,6 +104,27 @@ class PolicyGuide:
         return np.maximum(np.transpose(b, (0, 2, 1)), floor)
 
 
+def critic_values(agent: Any, obs: np.ndarray, legal: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """float [B]: the network's value of each position for the seat to act, which must be
+    seat 0 of its world (the searcher): the privileged critic's given every hand ``held``
+    bool [B, n, cards] (by seat), else the value head on the observation alone. The critic
+    learned normalised returns of the game's reward; only their order within a decision is
+    used."""
+    import torch
+
+    from .ppo import privileged_view
+
+    net = agent.net
+    priv = None
+    if net.critic_kind == "privileged":
+        rel, _ = privileged_view(held, np.zeros(len(obs), np.int64), net.belief_shape[1] - 1)
+        priv = torch.as_tensor(rel, device=agent.device)
+    with torch.no_grad():
+        features = torch.as_tensor(net.features(obs, legal), device=agent.device)
+        out = net.heads(features, torch.as_tensor(legal, device=agent.device), privileged=priv)
+    return out["value"].float().cpu().numpy().astype(np.float64)
+
+
 def weighted_keys(rng: np.random.Generator, weights: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
     """Sort keys for dealing cards: the smallest k of a position's allowed cards are its k
     cards. Uniform draws without weights (pimc's deal); with ``weights`` (of ``shape``),
@@ -127,4 +159,4 @@ def worlds_for(ms: float, candidates: int, steps_left: int, ms_per_playout_step:
     return int(np.clip(ms / per_world, low, high))
 
 
-__all__ = ["SEARCH_PARAMS", "UNITS_PER_MS", "PolicyGuide", "weighted_keys", "choose", "worlds_for"]
+__all__ = ["SEARCH_PARAMS", "DEPTH_PARAM", "UNITS_PER_MS", "PolicyGuide", "critic_values", "weighted_keys", "choose", "worlds_for"]

@@ -181,3 +181,52 @@ def test_heuristic_playouts_keep_the_network_as_guide_and_change_the_values(game
             assert mask[0, int(heur.act_batch(o, mask)[0])] == 1
         env.step(own.act(obs))
     assert searched >= 3 and differ >= 1
+
+
+CUT = [g for g in SEARCHED if "depth" in type(make_agent("search:worlds=1", game=g)).PARAMS]
+
+
+@pytest.mark.parametrize("game", CUT)
+def test_a_cut_off_search_asks_the_critic_at_the_searchers_decision_and_keeps_hints_in_points(game, monkeypatch):
+    """depth=4: every world of a decision with enough of the round left stops at the
+    searcher's first decision after 4 steps and is worth the critic's value there (asked
+    with seat 0 to act, every hand of the world); hints and reviews still play out."""
+    import agents.family.search as family_search
+    from agents.search import critic_values
+
+    asked = []
+
+    def spy(agent, obs, legal, held):
+        asked.append((obs, legal, held))
+        return critic_values(agent, obs, legal, held)
+
+    monkeypatch.setattr(family_search, "critic_values", spy)
+    cut = make_agent("search:worlds=4,top_k=3,mass=1.0,seed=1,depth=4", game=game)
+    full = make_agent("search:worlds=4,top_k=3,mass=1.0,seed=1", game=game)
+    env = redbeard_env.make(game, num_players=4)
+    env.reset(seed=6)
+    cut_decisions = 0
+    for _ in range(60):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        o, mask = obs["observation"][None], obs["action_mask"][None].astype(np.int8)
+        before = len(asked)
+        a = int(cut.act_batch(o, mask)[0])
+        assert mask[0, a] == 1
+        if len(cut._cut) and cut._cut.any():
+            cut_decisions += 1
+            assert len(asked) > before  # valued by the critic ...
+            for seen_obs, seen_legal, held in asked[before:]:
+                assert held.shape[0] == len(seen_obs) and held.any(2).all()  # every seat holds cards at a cut
+                assert seen_legal.any(1).all()  # ... at a decision of the searcher's
+        elif cut.searches(o, mask)[0]:
+            assert len(asked) == before  # too near the round's end: played out
+        if cut.searches(o, mask)[0] and mask.sum() > 1 and cut_decisions % 5 == 1:
+            cut.reset(3)
+            full.reset(3)
+            before = len(asked)
+            np.testing.assert_allclose(cut.action_values(o, mask), full.action_values(o, mask))
+            assert len(asked) == before  # hints never cut
+        env.step(a)
+    assert cut_decisions >= 3

@@ -201,8 +201,22 @@ class FamilyPIMC(Agent):
         except (IndexError, StopIteration) as exc:  # a trick or hands no game state has
             raise ValueError(f"pimc: observation row {int(rows[0])} does not describe a game state "
                              f"({type(exc).__name__}: {str(exc)[:80]})") from None
+        value = self._play_out(venv, action_of, rows, row_of)
+        best = np.empty(len(rows), np.int64)
+        self.last_means = []  # per row: (candidates, their mean values), for action_values
+        for i, c in enumerate(cand):
+            means = value[row_of == i].reshape(len(c), S).mean(1)
+            best[i] = c[int(means.argmax())]
+            self.last_means.append((c, means))
+        return best
+
+    def _play_out(self, venv, first: np.ndarray, rows: np.ndarray, row_of: np.ndarray) -> np.ndarray:
+        """float [W]: each loaded world's worth (the searcher's points for the round minus
+        ``spite`` times the others' mean), played from its ``first`` action to the round's
+        end by the rollout bot in every seat."""
+        W = len(first)
         value = np.zeros(W)
-        actions = action_of
+        actions = first
         for _ in range(MAX_PLAYOUT_STEPS):
             obs, mask, seat, _, _, _, info = venv.step(actions)
             over = info["round_over"]
@@ -211,19 +225,12 @@ class FamilyPIMC(Agent):
                 value[over] = delta[:, 0] - self.spite * delta[:, 1:].mean(1)
             live = np.flatnonzero(~venv.halted)
             if len(live) == 0:
-                break
+                return value
             actions = np.zeros(W, np.int64)
             actions[live] = self.rollout.act_batch(obs[live], mask[live])
-        else:  # worlds loaded from a view no game state has (e.g. a player count its hands contradict)
-            raise ValueError(f"pimc: a playout of observation row {int(rows[0])} did not reach the round's end: "
-                             f"the observation does not describe a game state")
-        best = np.empty(len(rows), np.int64)
-        self.last_means = []  # per row: (candidates, their mean values), for action_values
-        for i, c in enumerate(cand):
-            means = value[row_of == i].reshape(len(c), S).mean(1)
-            best[i] = c[int(means.argmax())]
-            self.last_means.append((c, means))
-        return best
+        # worlds loaded from a view no game state has (e.g. a player count its hands contradict)
+        raise ValueError(f"pimc: a playout of observation row {int(rows[0])} did not reach the round's end: "
+                         f"the observation does not describe a game state")
 
     @classmethod
     def _load_worlds(cls, venv, v, rows: np.ndarray, row_of: np.ndarray, hands: np.ndarray):

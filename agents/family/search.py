@@ -4,8 +4,9 @@ out by a trained network (the method: :mod:`agents.search`), for every game of t
 A world is worth what the family's pimc says: the searcher's points for the round minus
 ``spite`` times the others' mean (the game is won on the highest total). The worlds are
 dealt by the network's belief within what the player knows, the candidates are the policy's
-most likely actions, the policy plays every seat of the playouts, and the policy's own choice
-stands unless another beats it by more than ``margin``. Bids and card plays are searched;
+most likely actions, the policy plays every seat of the playouts (to the round's end, or to
+the searcher's first decision after ``depth`` steps, where the critic values the world), and
+the policy's own choice stands unless another beats it by more than ``margin``. Bids and card plays are searched;
 discards are the policy's. A game's search subclasses :class:`FamilySearch` with its pimc's
 ``game``, ``world_parts`` and the network it uses when the spec names none.
 """
@@ -16,10 +17,10 @@ import numpy as np
 
 from ..base import check_batch
 from ..params import SEED, Policy, set_numbers
-from ..registry import make_agent
-from ..search import SEARCH_PARAMS, UNITS_PER_MS, PolicyGuide, choose, worlds_for
+from ..registry import make_agent, training_of
+from ..search import DEPTH_PARAM, SEARCH_PARAMS, UNITS_PER_MS, PolicyGuide, choose, critic_values, worlds_for
 from .decode import PHASE
-from .pimc import FamilyPIMC
+from .pimc import MAX_PLAYOUT_STEPS, FamilyPIMC
 
 #: the cost model of a playout (agents.search.worlds_for): ms of one world's engine step with
 #: the network playing, on the development machine (benchmarks/search_speed.py)
@@ -34,6 +35,7 @@ class FamilySearch(FamilyPIMC):
     PARAMS = {
         "policy": Policy(help="the trained network that guides the search and plays it out"),
         **SEARCH_PARAMS,
+        "depth": DEPTH_PARAM,
         "spite": FamilyPIMC.PARAMS["spite"],
         "max_worlds": FamilyPIMC.PARAMS["max_worlds"],
         "seed": SEED,
@@ -41,17 +43,18 @@ class FamilySearch(FamilyPIMC):
     COST = UNITS_PER_MS  # a millisecond (``ms`` scales it)
 
     def __init__(self, policy: str = "", ms: float = 50.0, worlds: int = 0, top_k: int = 4, mass: float = 0.95,
-                 belief: bool = True, margin: float = 0.0, playout: str = "policy", spite: float = 0.5,
-                 max_worlds: int = 4096,
+                 belief: bool = True, margin: float = 0.0, depth: int = 0, playout: str = "policy",
+                 spite: float = 0.5, max_worlds: int = 4096,
                  seed: int | None = 0):
         super().__init__(samples=max(worlds, 1), rollout=policy or self.DEFAULT_POLICY, spite=spite,
                          max_worlds=max_worlds, seed=seed)
         if getattr(self.rollout, "net", None) is None:
             raise ValueError(f"policy must be a trained network (a ppo: spec), got {str(policy)[:60]!r}")
-        set_numbers(self, ms=ms, worlds=worlds, top_k=top_k, mass=mass, margin=margin)
+        set_numbers(self, ms=ms, worlds=worlds, top_k=top_k, mass=mass, margin=margin, depth=depth)
         self.belief = SEARCH_PARAMS["belief"].check("belief", belief)
         self.playout = SEARCH_PARAMS["playout"].check("playout", playout)
         self.network = self.rollout  # guides the search; the family's pimc plays out with self.rollout
+        self._cut = np.zeros(0, bool)  # per row of the batch: its worlds are cut off at depth
         if playout == "heuristic":
             self.rollout = make_agent("heuristic", game=self.game, seed=seed)
         self._guide: PolicyGuide | None = None
@@ -83,14 +86,57 @@ class FamilySearch(FamilyPIMC):
 
     def _plan(self, v, legal: np.ndarray, rows: np.ndarray) -> None:
         """The worlds of the decisions ``rows`` (``worlds``, else what ``ms`` affords by the
-        cost model; ``last_work``: the model's candidates x engine steps left)."""
+        cost model; ``last_work``: the model's candidates x engine steps of a playout) and
+        which are cut off: those whose round has, after ``depth`` steps, a whole trick
+        beyond the current one left, so the searcher decides again in every world (not for
+        ``action_values``, whose values stay in points)."""
         candidates = max(len(self._candidates(int(r), legal[r])) for r in rows)
         n = v.num_players[rows]
         playing = v.phase[rows] == PHASE["play"]
         cards_left = np.where(playing, v.hand_size[rows] - v.tricks[rows].sum(1), v.hand_size[rows])
-        steps = int(np.max(cards_left * n + np.where(playing, 0, n)))
+        left = cards_left * n + np.where(playing, 0, n)  # at most; exactly for card play
+        self._cut = np.zeros(len(legal), bool)
+        if self.depth and not self._every_action:
+            self._cut[rows] = left >= self.depth + 3 * n
+        steps = int(np.max(np.where(self._cut[rows], self.depth + 2 * n, left)))
         self.last_work = candidates * steps
         self.samples = self.worlds or worlds_for(self.ms, candidates, steps, MS_PER_PLAYOUT_STEP)
+
+    def _play_out(self, venv, first: np.ndarray, rows: np.ndarray, row_of: np.ndarray) -> np.ndarray:
+        """As pimc's, but the worlds of cut-off rows stop at the searcher's (seat 0's) first
+        decision after ``depth`` steps, worth the network's critic value there."""
+        cut = self._cut[rows][row_of] if len(self._cut) else np.zeros(len(first), bool)
+        if not cut.any():
+            return super()._play_out(venv, first, rows, row_of)
+        W = len(first)
+        value = np.zeros(W)
+        valued = np.zeros(W, bool)
+        actions = first
+        for step in range(1, MAX_PLAYOUT_STEPS + 1):
+            obs, mask, seat, _, _, _, info = venv.step(actions)
+            over = info["round_over"] & ~valued
+            if (over & cut).any():  # _plan's rule leaves every cut world a decision of the searcher
+                raise RuntimeError("search: a cut-off world reached the round's end before its cut")
+            if over.any():
+                delta = info["round_delta"][over].astype(float)
+                value[over] = delta[:, 0] - self.spite * delta[:, 1:].mean(1)
+                valued |= over
+            if step >= self.depth:
+                at = np.flatnonzero(cut & ~valued & (seat == 0))
+                if len(at):
+                    held = training_of(self.game).held_cards(venv)[at]
+                    value[at] = critic_values(self.network, obs[at], mask[at].astype(bool), held)
+                    valued[at] = True
+            moving = ~venv.halted
+            if not (moving & ~valued).any():
+                return value
+            actions = np.zeros(W, np.int64)
+            play = np.flatnonzero(moving & ~valued)
+            actions[play] = self.rollout.act_batch(obs[play], mask[play])
+            idle = np.flatnonzero(moving & valued)  # valued but not yet halted: any legal move will do
+            actions[idle] = mask[idle].argmax(1)
+        raise ValueError(f"search: a playout of observation row {int(rows[0])} did not reach its end: "
+                         f"the observation does not describe a game state")
 
     def searches(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs, legal = check_batch(obs, mask, self.game)
@@ -103,6 +149,7 @@ class FamilySearch(FamilyPIMC):
         base = self._guide.choice.astype(np.int64)
         v = self.world_parts.decode_batch(obs)
         search = np.flatnonzero(self._searched(v, legal))
+        self._cut = np.zeros(len(legal), bool)
         if len(search) == 0:
             return base
         self.decisions += len(search)
