@@ -7,7 +7,8 @@ with a rating measured in one OpenSkill tournament of that game.
 
 (the shipped ``levels.json`` was measured with these two: docs/results.md, "Levels of the
 web table"; pimc costs about 0.3 s of CPU a game in Rödskägg and 1.3 s in Sortskæg, so these
-take about 5 and 10 minutes of CPU).
+take about 5 and 10 minutes of CPU; ``search`` among the candidates costs several times
+pimc's a decision, so a measure with it takes correspondingly longer).
 
 ``--measure`` plays, for each game, a round robin between the candidate bots
 (:func:`candidates`: ``random``, ``heuristic``, ``pimc`` and the shipped PPO policies trained
