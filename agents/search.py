@@ -159,4 +159,5 @@ def worlds_for(ms: float, candidates: int, steps_left: int, ms_per_playout_step:
     return int(np.clip(ms / per_world, low, high))
 
 
-__all__ = ["SEARCH_PARAMS", "DEPTH_PARAM", "UNITS_PER_MS", "PolicyGuide", "critic_values", "weighted_keys", "choose", "worlds_for"]
+__all__ = ["SEARCH_PARAMS", "DEPTH_PARAM", "UNITS_PER_MS", "PolicyGuide", "critic_values", "weighted_keys", "choose",
+           "worlds_for"]

@@ -6,8 +6,8 @@ A world is worth what the family's pimc says: the searcher's points for the roun
 dealt by the network's belief within what the player knows, the candidates are the policy's
 most likely actions, the policy plays every seat of the playouts (to the round's end, or to
 the searcher's first decision after ``depth`` steps, where the critic values the world), and
-the policy's own choice stands unless another beats it by more than ``margin``. Bids and card plays are searched;
-discards are the policy's. A game's search subclasses :class:`FamilySearch` with its pimc's
+the policy's own choice stands unless another beats it by more than ``margin``. Bids and
+card plays are searched; discards are the policy's. A game's search subclasses :class:`FamilySearch` with its pimc's
 ``game``, ``world_parts`` and the network it uses when the spec names none.
 """
 
@@ -44,8 +44,7 @@ class FamilySearch(FamilyPIMC):
 
     def __init__(self, policy: str = "", ms: float = 50.0, worlds: int = 0, top_k: int = 4, mass: float = 0.95,
                  belief: bool = True, margin: float = 0.0, depth: int = 0, playout: str = "policy",
-                 spite: float = 0.5, max_worlds: int = 4096,
-                 seed: int | None = 0):
+                 spite: float = 0.5, max_worlds: int = 4096, seed: int | None = 0):
         super().__init__(samples=max(worlds, 1), rollout=policy or self.DEFAULT_POLICY, spite=spite,
                          max_worlds=max_worlds, seed=seed)
         if getattr(self.rollout, "net", None) is None:

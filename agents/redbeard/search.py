@@ -46,12 +46,12 @@ class SearchAgent(PimcAgent):
 
     def __init__(self, policy: str = "", ms: float = 50.0, worlds: int = 0, top_k: int = 4,
                  mass: float = 0.95, belief: bool = True, margin: float = 0.0, playout: str = "policy",
-                 horizon: str = "auto",
-                 close_at: int = 6, win_value: float = WIN_VALUE, neg_extra: float = NEG_EXTRA,
-                 elim_value: float = ELIM_VALUE, chunk: int = 16384, seed: int | None = 0, rules=None):
-        super().__init__(samples=max(worlds, 1), max_actions=16, rollout=policy or self.DEFAULT_POLICY, horizon=horizon, close_at=close_at,
-                         win_value=win_value, neg_extra=neg_extra, elim_value=elim_value, chunk=chunk, seed=seed,
-                         rules=rules)
+                 horizon: str = "auto", close_at: int = 6, win_value: float = WIN_VALUE,
+                 neg_extra: float = NEG_EXTRA, elim_value: float = ELIM_VALUE, chunk: int = 16384,
+                 seed: int | None = 0, rules=None):
+        super().__init__(samples=max(worlds, 1), max_actions=16, rollout=policy or self.DEFAULT_POLICY,
+                         horizon=horizon, close_at=close_at, win_value=win_value, neg_extra=neg_extra,
+                         elim_value=elim_value, chunk=chunk, seed=seed, rules=rules)
         if getattr(self.policy, "net", None) is None:
             raise ValueError(f"policy must be a trained network (a ppo: spec), got {str(policy)[:60]!r}")
         set_numbers(self, ms=ms, worlds=worlds, top_k=top_k, mass=mass, margin=margin)
