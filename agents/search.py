@@ -33,9 +33,9 @@ enough of the round left are cut), so its candidates are compared in one unit; h
 reviews (``action_values``) always play out, so their values stay in the game's points.
 
 Budget: ``ms`` per searched decision on the development machine, turned into a number of
-worlds by a fixed cost model (:meth:`PolicyGuide.worlds_for`: the playouts' engine steps
-and network rows), so the same seed gives the same game on any machine; ``worlds`` fixes
-the number instead.
+worlds by a fixed cost model (:func:`worlds_for`: the playouts' engine steps, each priced by
+who plays it -- the network, or the cheaper heuristic), so the same seed gives the same game
+on any machine; ``worlds`` fixes the number instead.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ SEARCH_PARAMS = {
     "belief": Bool(help="deal the worlds by the network's belief (else uniformly, as pimc)"),
     "margin": Float(0, 100, help="how much better than the policy's choice another must be to be chosen"),
     "playout": Choice("policy", "heuristic", help="who plays every seat of the playouts (heuristic: pimc's playouts, "
-                      "for comparison)"),
+                      "cheaper, so more worlds for the same ms)"),
 }
 #: a search that can cut its playouts off with the critic (agents.search.critic_values) adds this
 DEPTH_PARAM = Int(0, 500, help="engine steps a playout runs before the network's critic values the world at the "

@@ -13,7 +13,8 @@ the default budget:
    ``--worlds`` W, and of ``search`` at its default budget, beside ``pimc`` (the yardstick,
    measured in the same run);
 3. the fitted ms per playout step: measured time over (worlds x candidates x steps left),
-   the number to set as the game's ``MS_PER_PLAYOUT_STEP``.
+   the number to set as the game's ``MS_PER_PLAYOUT_STEP`` (the policy's playouts) and
+   ``MS_PER_HEURISTIC_STEP`` (``playout=heuristic``, the rows marked so).
 
     .venv/bin/python benchmarks/search_speed.py --game oh_hell --positions 40
 
@@ -88,16 +89,18 @@ def main() -> None:
         probe.act_batch(obs[:1], mask[:1])
         model = next(m for m in (sys.modules[c.__module__] for c in type(probe).__mro__)
                      if hasattr(m, "MS_PER_PLAYOUT_STEP"))
-        print(f"\n{game.title}, {args.players} players, {len(obs)} searched positions "
-              f"(cost model: {model.__name__}.MS_PER_PLAYOUT_STEP = {model.MS_PER_PLAYOUT_STEP})")
+        print(f"\n{game.title}, {args.players} players, {len(obs)} searched positions (cost model: "
+              f"{model.__name__}.MS_PER_PLAYOUT_STEP = {model.MS_PER_PLAYOUT_STEP}, "
+              f"MS_PER_HEURISTIC_STEP = {model.MS_PER_HEURISTIC_STEP})")
         print(f"  {'bot':34s} {'ms alone':>9s} {'ms batched':>11s} {'ms/playout step':>16s}")
-        for spec in ["pimc"] + [f"search:worlds={w}" for w in args.worlds] + ["search"]:
+        fixed = [f"search:worlds={w}{p}" for p in ("", ",playout=heuristic") for w in args.worlds]
+        for spec in ["pimc"] + fixed + ["search", "search:playout=heuristic"]:
             bot = make_agent(spec, game=name, seed=0)
             alone = timed(bot, obs, mask, True)
             batched = timed(bot, obs, mask, False)
             per_step = ""
-            if spec.startswith("search:worlds="):
-                worlds = int(spec.split("=")[1])
+            if spec in fixed:
+                worlds = int(spec.split("=")[1].split(",")[0])
                 steps = work_of(bot, obs, mask)
                 per_step = f"{alone / (worlds * steps):.4f}"
             print(f"  {spec:34s} {alone:9.1f} {batched:11.2f} {per_step:>16s}")

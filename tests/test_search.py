@@ -4,6 +4,8 @@ choice kept unless another beats it by the margin, legal and reproducible play."
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -181,6 +183,33 @@ def test_heuristic_playouts_keep_the_network_as_guide_and_change_the_values(game
             assert mask[0, int(heur.act_batch(o, mask)[0])] == 1
         env.step(own.act(obs))
     assert searched >= 3 and differ >= 1
+
+
+@pytest.mark.parametrize("game", SEARCHED)
+def test_heuristic_playouts_are_priced_as_they_cost(game):
+    """The cost model prices a playout step by who plays it: at the same ms the heuristic's
+    playouts (no network in them) buy more worlds than the policy's, in the ratio of the
+    game's two measured constants (benchmarks/search_speed.py), until the bounds clip."""
+    env = redbeard_env.make(game, num_players=4)
+    env.reset(seed=4)
+    own, heur = (make_agent(f"search:ms=20,top_k=3,seed=1{p}", game=game) for p in ("", ",playout=heuristic"))
+    module = next(m for m in (sys.modules[c.__module__] for c in type(own).__mro__) if hasattr(m, "MS_PER_PLAYOUT_STEP"))
+    assert module.MS_PER_HEURISTIC_STEP < module.MS_PER_PLAYOUT_STEP
+    for _ in range(80):
+        obs, _, term, trunc, _ = env.last()
+        o, mask = obs["observation"][None], obs["action_mask"][None].astype(np.int8)
+        if own.searches(o, mask)[0]:
+            own.act_batch(o, mask)
+            heur.act_batch(o, mask)
+        if hasattr(own, "last_work"):  # a decision searched (not one the policy is sure of)
+            assert own.last_work == heur.last_work  # the same candidates and steps, priced otherwise
+            # worlds_for prices candidates x steps: last_work is that product
+            assert own.samples == worlds_for(20, own.last_work, 1, module.MS_PER_PLAYOUT_STEP)
+            assert heur.samples == worlds_for(20, own.last_work, 1, module.MS_PER_HEURISTIC_STEP)
+            assert heur.samples > own.samples
+            return
+        env.step(own.act(obs))
+    pytest.fail("no searched decision in 80 moves")
 
 
 CUT = [g for g in SEARCHED if "depth" in type(make_agent("search:worlds=1", game=g)).PARAMS]

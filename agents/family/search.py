@@ -25,6 +25,8 @@ from .pimc import MAX_PLAYOUT_STEPS, FamilyPIMC
 #: the cost model of a playout (agents.search.worlds_for): ms of one world's engine step with
 #: the network playing, on the development machine (benchmarks/search_speed.py)
 MS_PER_PLAYOUT_STEP = 0.025
+#: the same with the heuristic playing (``playout=heuristic``: no network in the playouts)
+MS_PER_HEURISTIC_STEP = 0.0066
 
 
 class FamilySearch(FamilyPIMC):
@@ -53,6 +55,7 @@ class FamilySearch(FamilyPIMC):
         self.belief = SEARCH_PARAMS["belief"].check("belief", belief)
         self.playout = SEARCH_PARAMS["playout"].check("playout", playout)
         self.network = self.rollout  # guides the search; the family's pimc plays out with self.rollout
+        self.ms_per_step = MS_PER_HEURISTIC_STEP if playout == "heuristic" else MS_PER_PLAYOUT_STEP
         self._cut = np.zeros(0, bool)  # per row of the batch: its worlds are cut off at depth
         if playout == "heuristic":
             self.rollout = make_agent("heuristic", game=self.game, seed=seed)
@@ -99,7 +102,7 @@ class FamilySearch(FamilyPIMC):
             self._cut[rows] = left >= self.depth + 3 * n
         steps = int(np.max(np.where(self._cut[rows], self.depth + 2 * n, left)))
         self.last_work = candidates * steps
-        self.samples = self.worlds or worlds_for(self.ms, candidates, steps, MS_PER_PLAYOUT_STEP)
+        self.samples = self.worlds or worlds_for(self.ms, candidates, steps, self.ms_per_step)
 
     def _play_out(self, venv, first: np.ndarray, rows: np.ndarray, row_of: np.ndarray) -> np.ndarray:
         """As pimc's, but the worlds of cut-off rows stop at the searcher's (seat 0's) first
@@ -181,4 +184,4 @@ class FamilySearch(FamilyPIMC):
             self._every_action = False
 
 
-__all__ = ["FamilySearch", "MS_PER_PLAYOUT_STEP"]
+__all__ = ["FamilySearch", "MS_PER_PLAYOUT_STEP", "MS_PER_HEURISTIC_STEP"]

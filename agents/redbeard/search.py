@@ -24,6 +24,8 @@ from .pimc import PimcAgent
 #: the cost model of a playout (agents.search.worlds_for): ms of one world's engine step with
 #: the network playing, on the development machine (benchmarks/search_speed.py)
 MS_PER_PLAYOUT_STEP = 0.008
+#: the same with the heuristic playing (``playout=heuristic``: no network in the playouts)
+MS_PER_HEURISTIC_STEP = 0.002
 
 
 class SearchAgent(PimcAgent):
@@ -58,6 +60,7 @@ class SearchAgent(PimcAgent):
         self.belief = SEARCH_PARAMS["belief"].check("belief", belief)
         self.playout = SEARCH_PARAMS["playout"].check("playout", playout)
         self.network = self.policy  # guides the search; pimc's playouts ask self.policy
+        self.ms_per_step = MS_PER_HEURISTIC_STEP if playout == "heuristic" else MS_PER_PLAYOUT_STEP
         if playout == "heuristic":
             self.policy = make_agent("heuristic", game=self.game, seed=seed)
         self._guide: PolicyGuide | None = None
@@ -89,7 +92,7 @@ class SearchAgent(PimcAgent):
         candidates = max(len(self._candidates(int(rows[i]), legal[i], int(base[i]))) for i in keep)
         steps = int(np.max((HAND_SIZE - view.tricks_done[keep] + 1) * view.num_players[keep]))
         self.last_work = candidates * steps  # the cost model's units (benchmarks/search_speed.py)
-        self.samples = self.worlds or worlds_for(self.ms, candidates, steps, MS_PER_PLAYOUT_STEP)
+        self.samples = self.worlds or worlds_for(self.ms, candidates, steps, self.ms_per_step)
         table, mean = self._search_values(view.rows(keep), legal[keep], base[keep], rules, rows[keep])
         out[keep] = choose(table, mean, base[keep], self.margin)
         return out
