@@ -62,7 +62,7 @@ from .recipe_file import (Judge, Recipe, RecipeError, Table, known_recipes, load
                           recipe_from_dict, resolve_stages, shipped_for_table, substitute, table_text)
 
 __all__ = ["Pipeline", "Recipe", "RecipeError", "load_recipe", "recipe_from_dict", "known_recipes", "make_table",
-           "resolve_stages", "is_pipeline", "main"]
+           "resolve_stages", "is_pipeline", "judge_stages", "main"]
 
 #: recipe.json, the state of a pipeline
 FORMAT = "redbeard-recipe"
@@ -476,6 +476,45 @@ def results_rows(games: int | None = None, workers: int = 2, runs: list[str] = (
     return rows
 
 
+def judge_stages(root: "str | Path", against: str, games: int, seed: int | None = None, workers: int = 2,
+                 target: float = 1.2, echo: Callable[[str], None] = print) -> dict:
+    """Every finished stage's policy against ``against`` in every other seat, at the table's
+    first player count, on the same duplicate deals (the judge's seed unless ``seed``): how
+    strong the chain's bot was at each minute, and the first stage whose win rate reaches
+    ``target`` x parity with the CI's lower bound above parity. Into ``recipe.json``
+    (``judge.stages``) and the returned dict."""
+    from redbeard_eval import run_tournament
+
+    pipeline = Pipeline.load(root)
+    state, table = pipeline.state, pipeline.state["table"]
+    n = table["players"][0]
+    seed = state["judge"]["seed"] if seed is None else seed
+    rows, first = [], None
+    for stage in state["stages"]:
+        if stage["status"] != "done":
+            continue
+        spec = f"ppo:{pipeline.root / stage['dir'] / 'policy.pt'}"
+        res = run_tournament([spec] + [against] * (n - 1), game=table["game"], rules=table["rules"],
+                             overrides=table["overrides"], players=n, games=games, seed=seed, progress=False,
+                             workers=workers, plots=False)
+        row = {"stage": stage["name"], "minutes": (stage["offset_seconds"] + stage["seconds"]) / 60.0,
+               **_judge_row(res, spec, n, against)}
+        rows.append(row)
+        lo, hi = row["win_rate_ci"]
+        echo(f"{stage['name']:>12s} at {row['minutes']:5.1f} min: {row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
+             f"({row['ratio']:.2f}x parity)")
+        if first is None and row["ratio"] >= target and lo > row["parity"]:
+            first = row
+    found = (f"first at {target:g}x parity with the CI above it: {first['stage']}, at {first['minutes']:.1f} minutes"
+             if first else f"no stage reached {target:g}x parity with the CI above it")
+    echo(found)
+    out = {"against": against, "games": games, "seed": seed, "players": n, "target": target, "rows": rows,
+           "first": first and first["stage"]}
+    state["judge"]["stages"] = out
+    pipeline.save()
+    return out
+
+
 def _cell(row: dict) -> str:
     lo, hi = row["win_rate_ci"]
     return (f"{row['players']}p vs {row['opponent']}: {row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
@@ -509,18 +548,30 @@ def write_results_table(out: Path, rows: list[str], command: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """``python -m redbeard_train.recipe results [--games N] [--runs DIR ...] [--out FILE]``:
     judge every shipped recipe's bot (and the given pipelines) and write the table of
-    results into ``--out`` (default docs/training.md) between its markers."""
+    results into ``--out`` (default docs/training.md) between its markers.
+    ``python -m redbeard_train.recipe stages runs/NAME [--against BOT] [--games N]``: every
+    stage's policy of a pipeline against ``--against`` in the other seats, and the minute its
+    bot first reached ``--target`` x parity."""
     import argparse
     import sys
 
     p = argparse.ArgumentParser(prog="python -m redbeard_train.recipe", description=main.__doc__)
-    p.add_argument("what", choices=["results"])
+    p.add_argument("what", choices=["results", "stages"])
+    p.add_argument("pipeline", nargs="?", help="stages: the pipeline directory (runs/NAME)")
     p.add_argument("--games", type=int, default=None, help="games a table (default: each recipe's judge's)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--runs", nargs="*", default=[], help="pipeline directories whose judged results join the table")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "training.md"))
+    p.add_argument("--against", default="pimc", help="stages: the bot in every other seat")
+    p.add_argument("--seed", type=int, default=None, help="stages: the deals' seed (default: the judge's)")
+    p.add_argument("--target", type=float, default=1.2, help="stages: the win rate to reach, as a multiple of parity")
     ns = p.parse_args(argv)
     try:
+        if ns.what == "stages":
+            if not ns.pipeline or not is_pipeline(ns.pipeline):
+                raise RecipeError(f"stages needs a pipeline directory (one with recipe.json), got {ns.pipeline!r}")
+            judge_stages(ns.pipeline, ns.against, ns.games or 600, ns.seed, ns.workers, ns.target)
+            return 0
         rows = results_rows(ns.games, ns.workers, ns.runs)
         command = "python -m redbeard_train.recipe results" + "".join(
             f" {k} {v}" for k, v in (("--games", ns.games), ("--runs", " ".join(ns.runs))) if v)

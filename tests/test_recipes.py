@@ -295,3 +295,26 @@ def test_resume_takes_no_other_arguments(finished):
     proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--resume", "runs/whole", "--players", "5"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "takes no --players" in proc.stderr
+
+
+def test_every_stage_is_judged_at_the_minute_it_ended(finished):
+    """``python -m redbeard_train.recipe stages``: each finished stage's policy against the
+    given bot on the same deals, at the minute of the chain its stage ended, into recipe.json;
+    a directory that is not a pipeline is refused in one line."""
+    tmp_path, _ = finished
+    proc = subprocess.run([sys.executable, "-m", "redbeard_train.recipe", "stages", str(tmp_path / "runs" / "whole"),
+                           "--against", "random", "--games", "8", "--workers", "1"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    state = json.loads((tmp_path / "runs" / "whole" / "recipe.json").read_text())
+    judged = state["judge"]["stages"]
+    assert [r["stage"] for r in judged["rows"]] == ["first", "second"] and judged["against"] == "random"
+    for row, stage in zip(judged["rows"], state["stages"]):
+        assert row["minutes"] * 60 == pytest.approx(stage["offset_seconds"] + stage["seconds"])
+        assert row["games"] == 8 and 0 <= row["win_rate"] <= 1 and row["ratio"] == pytest.approx(4 * row["win_rate"])
+    assert judged["rows"][0]["minutes"] < judged["rows"][1]["minutes"]
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last.startswith("first at 1.2x") if judged["first"] else last == "no stage reached 1.2x parity with the CI above it"
+    bad = subprocess.run([sys.executable, "-m", "redbeard_train.recipe", "stages", str(tmp_path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "recipe.json" in bad.stderr
