@@ -1,8 +1,9 @@
-"""Time per decision of every game's ``search`` bot, and the cost model's constant.
+"""Time per decision of every game's ``search`` bot, and the cost model's two constants.
 
 A search turns its ``ms`` budget into a number of worlds by a fixed cost model
-(:func:`agents.search.worlds_for`: candidates x engine steps left x ``MS_PER_PLAYOUT_STEP``
-per world), so that the same seed plays the same game on any machine. This script measures
+(:func:`agents.search.worlds_for`: candidates x engine steps left x the ms of a playout step
+per world, ``MS_PER_PLAYOUT_STEP`` with the network playing, ``MS_PER_HEURISTIC_STEP`` with the
+heuristic), so that the same seed plays the same game on any machine. This script measures
 what a searched decision really costs on this machine, at a fixed number of worlds and at
 the default budget:
 
@@ -14,7 +15,7 @@ the default budget:
    measured in the same run);
 3. the fitted ms per playout step: measured time over (worlds x candidates x steps left),
    the number to set as the game's ``MS_PER_PLAYOUT_STEP`` (the policy's playouts) and
-   ``MS_PER_HEURISTIC_STEP`` (``playout=heuristic``, the rows marked so).
+   ``MS_PER_HEURISTIC_STEP`` (from the ``search:worlds=W,playout=heuristic`` rows).
 
     .venv/bin/python benchmarks/search_speed.py --game oh_hell --positions 40
 
@@ -92,7 +93,7 @@ def main() -> None:
         print(f"\n{game.title}, {args.players} players, {len(obs)} searched positions (cost model: "
               f"{model.__name__}.MS_PER_PLAYOUT_STEP = {model.MS_PER_PLAYOUT_STEP}, "
               f"MS_PER_HEURISTIC_STEP = {model.MS_PER_HEURISTIC_STEP})")
-        print(f"  {'bot':34s} {'ms alone':>9s} {'ms batched':>11s} {'ms/playout step':>16s}")
+        print(f"  {'bot':38s} {'ms alone':>9s} {'ms batched':>11s} {'ms/playout step':>16s}")
         fixed = [f"search:worlds={w}{p}" for p in ("", ",playout=heuristic") for w in args.worlds]
         for spec in ["pimc"] + fixed + ["search", "search:playout=heuristic"]:
             bot = make_agent(spec, game=name, seed=0)
@@ -103,7 +104,7 @@ def main() -> None:
                 worlds = int(spec.split("=")[1].split(",")[0])
                 steps = work_of(bot, obs, mask)
                 per_step = f"{alone / (worlds * steps):.4f}"
-            print(f"  {spec:34s} {alone:9.1f} {batched:11.2f} {per_step:>16s}")
+            print(f"  {spec:38s} {alone:9.1f} {batched:11.2f} {per_step:>16s}")
 
 
 def work_of(bot, obs: np.ndarray, mask: np.ndarray) -> float:

@@ -476,42 +476,51 @@ def results_rows(games: int | None = None, workers: int = 2, runs: list[str] = (
     return rows
 
 
-def judge_stages(root: "str | Path", against: str, games: int, seed: int | None = None, workers: int = 2,
-                 target: float = 1.2, echo: Callable[[str], None] = print) -> dict:
+def judge_stages(root: "str | Path", against: str, games: int | None = None, seed: int | None = None,
+                 workers: int = 2, target: float = 1.2, echo: Callable[[str], None] = print) -> dict:
     """Every finished stage's policy against ``against`` in every other seat, at the table's
-    first player count, on the same duplicate deals (the judge's seed unless ``seed``): how
-    strong the chain's bot was at each minute, and the first stage whose win rate reaches
-    ``target`` x parity with the CI's lower bound above parity. Into ``recipe.json``
-    (``judge.stages``) and the returned dict."""
+    first player count, on the same duplicate deals (the judge's game count and seed unless
+    ``games`` / ``seed``): how strong the chain's bot was at each minute, and the first stage
+    whose win rate reaches ``target`` x parity with the CI's lower bound above parity. Into
+    ``recipe.json`` (``judge.stages``) and the returned dict."""
     from redbeard_eval import run_tournament
 
     pipeline = Pipeline.load(root)
     state, table = pipeline.state, pipeline.state["table"]
+    games = state["judge"]["games"] if games is None else games
+    if not (isinstance(games, int) and games >= 1):
+        raise RecipeError(f"games must be a whole number of at least 1, got {games!r}")
+    if not (isinstance(target, (int, float)) and math.isfinite(target) and target > 0):
+        raise RecipeError(f"target must be a positive multiple of parity, got {target!r}")
+    done = [s for s in state["stages"] if s["status"] == "done" and s.get("dir")]
+    if not done:
+        raise RecipeError(f"{root} has no finished stage yet")
     n = table["players"][0]
     seed = state["judge"]["seed"] if seed is None else seed
     rows, first = [], None
     for stage in state["stages"]:
-        if stage["status"] != "done":
+        if stage not in done:
+            echo(f"{stage['name']:>12s}: not finished ({stage['status']}), not judged")
             continue
         spec = f"ppo:{pipeline.root / stage['dir'] / 'policy.pt'}"
         res = run_tournament([spec] + [against] * (n - 1), game=table["game"], rules=table["rules"],
                              overrides=table["overrides"], players=n, games=games, seed=seed, progress=False,
                              workers=workers, plots=False)
-        row = {"stage": stage["name"], "minutes": (stage["offset_seconds"] + stage["seconds"]) / 60.0,
-               **_judge_row(res, spec, n, against)}
+        minutes = ((stage.get("offset_seconds") or 0.0) + (stage.get("seconds") or 0.0)) / 60.0
+        row = {"stage": stage["name"], "minutes": minutes, **_judge_row(res, spec, n, against)}
         rows.append(row)
         lo, hi = row["win_rate_ci"]
-        echo(f"{stage['name']:>12s} at {row['minutes']:5.1f} min: {row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
+        echo(f"{stage['name']:>12s} at {minutes:5.1f} min: {row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
              f"({row['ratio']:.2f}x parity)")
         if first is None and row["ratio"] >= target and lo > row["parity"]:
             first = row
-    found = (f"first at {target:g}x parity with the CI above it: {first['stage']}, at {first['minutes']:.1f} minutes"
-             if first else f"no stage reached {target:g}x parity with the CI above it")
-    echo(found)
+    echo(f"first at {target:g}x parity with the CI above it: {first['stage']}, at {first['minutes']:.1f} minutes"
+         if first else f"no stage reached {target:g}x parity with the CI above it")
     out = {"against": against, "games": games, "seed": seed, "players": n, "target": target, "rows": rows,
            "first": first and first["stage"]}
-    state["judge"]["stages"] = out
-    pipeline.save()
+    latest = Pipeline.load(root)  # the tournaments take minutes: keep whatever else changed meanwhile
+    latest.state["judge"]["stages"] = out
+    latest.save()
     return out
 
 
@@ -545,6 +554,13 @@ def write_results_table(out: Path, rows: list[str], command: str) -> None:
     out.write_text(f"{head}{TABLE_START}\n{table}\n{TABLE_END}{tail}", encoding="utf-8")
 
 
+def _given(argv: list[str] | None, *flags: str) -> bool:
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    return any(a == f or a.startswith(f + "=") for a in args for f in flags)
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m redbeard_train.recipe results [--games N] [--runs DIR ...] [--out FILE]``:
     judge every shipped recipe's bot (and the given pipelines) and write the table of
@@ -558,7 +574,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m redbeard_train.recipe", description=main.__doc__)
     p.add_argument("what", choices=["results", "stages"])
     p.add_argument("pipeline", nargs="?", help="stages: the pipeline directory (runs/NAME)")
-    p.add_argument("--games", type=int, default=None, help="games a table (default: each recipe's judge's)")
+    p.add_argument("--games", type=int, default=None, help="games a table (default: the recipe's judge's)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--runs", nargs="*", default=[], help="pipeline directories whose judged results join the table")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "training.md"))
@@ -566,11 +582,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=None, help="stages: the deals' seed (default: the judge's)")
     p.add_argument("--target", type=float, default=1.2, help="stages: the win rate to reach, as a multiple of parity")
     ns = p.parse_args(argv)
+    if ns.what == "results" and (ns.pipeline or _given(argv, "--against", "--seed", "--target")):
+        p.error("results takes no pipeline, --against, --seed or --target (those are for stages)")
+    if ns.what == "stages" and ns.runs:
+        p.error("stages takes no --runs (that is for results)")
     try:
         if ns.what == "stages":
             if not ns.pipeline or not is_pipeline(ns.pipeline):
                 raise RecipeError(f"stages needs a pipeline directory (one with recipe.json), got {ns.pipeline!r}")
-            judge_stages(ns.pipeline, ns.against, ns.games or 600, ns.seed, ns.workers, ns.target)
+            judge_stages(ns.pipeline, ns.against, ns.games, ns.seed, ns.workers, ns.target)
             return 0
         rows = results_rows(ns.games, ns.workers, ns.runs)
         command = "python -m redbeard_train.recipe results" + "".join(

@@ -318,3 +318,6 @@ def test_every_stage_is_judged_at_the_minute_it_ended(finished):
     bad = subprocess.run([sys.executable, "-m", "redbeard_train.recipe", "stages", str(tmp_path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "recipe.json" in bad.stderr
+    mixed = subprocess.run([sys.executable, "-m", "redbeard_train.recipe", "results", str(tmp_path / "runs" / "whole")],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert mixed.returncode == 2 and "results takes no pipeline" in mixed.stderr

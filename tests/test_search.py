@@ -197,6 +197,8 @@ def test_heuristic_playouts_are_priced_as_they_cost(game):
     assert module.MS_PER_HEURISTIC_STEP < module.MS_PER_PLAYOUT_STEP
     for _ in range(80):
         obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
         o, mask = obs["observation"][None], obs["action_mask"][None].astype(np.int8)
         if own.searches(o, mask)[0]:
             own.act_batch(o, mask)
@@ -210,6 +212,68 @@ def test_heuristic_playouts_are_priced_as_they_cost(game):
             return
         env.step(own.act(obs))
     pytest.fail("no searched decision in 80 moves")
+
+
+def first_searched(game: str, bot, seed: int = 4, moves: int = 80):
+    """(obs [1, D], mask [1, A]) of the first decision ``bot`` searches in a game of heuristics."""
+    env = redbeard_env.make(game, num_players=4)
+    env.reset(seed=seed)
+    heuristic = make_agent("heuristic", game=game, seed=0)
+    for _ in range(moves):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        o, mask = obs["observation"][None], obs["action_mask"][None].astype(np.int8)
+        if bot.searches(o, mask)[0] and mask.sum() > 2:
+            return o, mask
+        env.step(heuristic.act(obs))
+    pytest.fail(f"no searched decision in {moves} moves")
+
+
+WIN_UTILITY = [g for g in SEARCHED if "utility" in type(make_agent("search:worlds=1", game=g)).PARAMS]
+
+
+@pytest.mark.parametrize("game", WIN_UTILITY)
+def test_a_world_that_ends_the_game_is_worth_the_searchers_share_of_the_win(game):
+    """_round_worth under utility=win, on worlds whose round just ended: the searcher (seat 0)
+    alone on top 1, tied with one other 1/2, beaten 0; a world whose game goes on keeps pimc's
+    points (own points minus spite x the others' mean); action_values keep points throughout."""
+    win = make_agent("search:worlds=1,utility=win,spite=0.5", game=game)
+    delta = np.array([[10, 2, 3, 1], [7, 7, 0, 2], [1, 9, 0, 0], [4, 0, 2, 0]])
+    winners = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0]], bool)  # row 4: the game goes on
+    info = {"round_delta": delta, "winners": winners}
+    over = np.ones(4, bool)
+    points = delta[:, 0] - 0.5 * delta[:, 1:].mean(1)
+    assert np.allclose(win._round_worth(info, over), [1.0, 0.5, 0.0, points[3]])
+    win._every_action = True  # a hint or a review: points, always
+    assert np.allclose(win._round_worth(info, over), points)
+    win._every_action = False
+    assert np.allclose(make_agent("search:worlds=1", game=game)._round_worth(info, over), points)
+
+
+@pytest.mark.parametrize("game", WIN_UTILITY)
+def test_the_win_utility_values_worlds_whose_game_ends_by_the_win_and_others_by_points(game):
+    """utility=win: where a world's game ends with its round (an Oh Hell deal), a world is worth
+    the searcher's share of the win, so every mean lies in [0, 1]; where the game goes on (a
+    Sortskæg game's first round) the worlds keep their points; hints stay in points."""
+    with pytest.raises(ValueError, match="utility must be one of points, win"):
+        make_agent("search:utility=score", game=game)
+    points, win = (make_agent(f"search:worlds=6,top_k=3,mass=1.0,seed=2{u}", game=game) for u in ("", ",utility=win"))
+    o, mask = first_searched(game, points)
+    for bot in (points, win):
+        bot.reset(5)
+        bot.act_batch(o, mask)
+    (cands, means_points), (cands_win, means_win) = points.last_means[0], win.last_means[0]
+    assert list(cands) == list(cands_win)
+    from redbeard_env.registry import game_named
+
+    if game_named(game).make_rules().num_rounds == 1:  # the first round ends the game
+        assert np.all((means_win >= 0) & (means_win <= 1)) and not np.allclose(means_win, means_points)
+    else:
+        assert np.allclose(means_win, means_points)
+    points.reset(5)
+    win.reset(5)
+    assert np.allclose(points.action_values(o, mask), win.action_values(o, mask), equal_nan=True)
 
 
 CUT = [g for g in SEARCHED if "depth" in type(make_agent("search:worlds=1", game=g)).PARAMS]

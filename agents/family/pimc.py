@@ -221,8 +221,7 @@ class FamilyPIMC(Agent):
             obs, mask, seat, _, _, _, info = venv.step(actions)
             over = info["round_over"]
             if over.any():
-                delta = info["round_delta"][over].astype(float)
-                value[over] = delta[:, 0] - self.spite * delta[:, 1:].mean(1)
+                value[over] = self._round_worth(info, over)
             live = np.flatnonzero(~venv.halted)
             if len(live) == 0:
                 return value
@@ -231,6 +230,12 @@ class FamilyPIMC(Agent):
         # worlds loaded from a view no game state has (e.g. a player count its hands contradict)
         raise ValueError(f"pimc: a playout of observation row {int(rows[0])} did not reach the round's end: "
                          f"the observation does not describe a game state")
+
+    def _round_worth(self, info: dict, over: np.ndarray) -> np.ndarray:
+        """float [over.sum()]: the worth of the worlds whose round ended in this step (the
+        searcher's points minus ``spite`` times the others' mean)."""
+        delta = info["round_delta"][over].astype(float)
+        return delta[:, 0] - self.spite * delta[:, 1:].mean(1)
 
     @classmethod
     def _load_worlds(cls, venv, v, rows: np.ndarray, row_of: np.ndarray, hands: np.ndarray):

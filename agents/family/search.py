@@ -6,7 +6,9 @@ A world is worth what the family's pimc says: the searcher's points for the roun
 dealt by the network's belief within what the player knows, the candidates are the policy's
 most likely actions, the policy plays every seat of the playouts (to the round's end, or to
 the searcher's first decision after ``depth`` steps, where the critic values the world), and
-the policy's own choice stands unless another beats it by more than ``margin``. Bids and
+the policy's own choice stands unless another beats it by more than ``margin``. With
+``utility=win`` a world whose game ends with its round (a one-round game; a longer game's last
+round) is worth the searcher's share of the win instead of points. Bids and
 card plays are searched; discards are the policy's. A game's search subclasses :class:`FamilySearch` with its pimc's
 ``game``, ``world_parts`` and the network it uses when the spec names none.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import check_batch
-from ..params import SEED, Policy, set_numbers
+from ..params import SEED, Choice, Policy, set_numbers
 from ..registry import make_agent, training_of
 from ..search import DEPTH_PARAM, SEARCH_PARAMS, UNITS_PER_MS, PolicyGuide, choose, critic_values, worlds_for
 from .decode import PHASE
@@ -38,6 +40,9 @@ class FamilySearch(FamilyPIMC):
         "policy": Policy(help="the trained network that guides the search and plays it out"),
         **SEARCH_PARAMS,
         "depth": DEPTH_PARAM,
+        "utility": Choice("points", "win", help="a world whose game ends with its round: worth its points as pimc "
+                          "values them, or the searcher's share of the win (the game's result; margin is then in "
+                          "shares of a win; hints and reviews stay in points)"),
         "spite": FamilyPIMC.PARAMS["spite"],
         "max_worlds": FamilyPIMC.PARAMS["max_worlds"],
         "seed": SEED,
@@ -46,7 +51,7 @@ class FamilySearch(FamilyPIMC):
 
     def __init__(self, policy: str = "", ms: float = 50.0, worlds: int = 0, top_k: int = 4, mass: float = 0.95,
                  belief: bool = True, margin: float = 0.0, depth: int = 0, playout: str = "policy",
-                 spite: float = 0.5, max_worlds: int = 4096, seed: int | None = 0):
+                 utility: str = "points", spite: float = 0.5, max_worlds: int = 4096, seed: int | None = 0):
         super().__init__(samples=max(worlds, 1), rollout=policy or self.DEFAULT_POLICY, spite=spite,
                          max_worlds=max_worlds, seed=seed)
         if getattr(self.rollout, "net", None) is None:
@@ -54,10 +59,11 @@ class FamilySearch(FamilyPIMC):
         set_numbers(self, ms=ms, worlds=worlds, top_k=top_k, mass=mass, margin=margin, depth=depth)
         self.belief = SEARCH_PARAMS["belief"].check("belief", belief)
         self.playout = SEARCH_PARAMS["playout"].check("playout", playout)
+        self.utility = self.PARAMS["utility"].check("utility", utility)
         self.network = self.rollout  # guides the search; the family's pimc plays out with self.rollout
         self.ms_per_step = MS_PER_HEURISTIC_STEP if playout == "heuristic" else MS_PER_PLAYOUT_STEP
         self._cut = np.zeros(0, bool)  # per row of the batch: its worlds are cut off at depth
-        if playout == "heuristic":
+        if self.playout == "heuristic":
             self.rollout = make_agent("heuristic", game=self.game, seed=seed)
         self._guide: PolicyGuide | None = None
         self._every_action = False
@@ -104,6 +110,20 @@ class FamilySearch(FamilyPIMC):
         self.last_work = candidates * steps
         self.samples = self.worlds or worlds_for(self.ms, candidates, steps, self.ms_per_step)
 
+    def _round_worth(self, info: dict, over: np.ndarray) -> np.ndarray:
+        """As pimc's; with ``utility=win`` a world whose game ended with its round is worth the
+        searcher's share of the win (1 alone on top, 1/k tied with k-1 others, else 0), as the
+        game is judged -- not for ``action_values``, whose values stay in points. (The world's
+        totals before the round come from the observation's score block, exact within its
+        range.)"""
+        points = super()._round_worth(info, over)
+        if self.utility != "win" or self._every_action:
+            return points
+        winners = info["winners"][over]
+        ended = winners.any(1)
+        share = winners[:, 0] / np.maximum(winners.sum(1), 1)
+        return np.where(ended, share, points)
+
     def _play_out(self, venv, first: np.ndarray, rows: np.ndarray, row_of: np.ndarray) -> np.ndarray:
         """As pimc's, but the worlds of cut-off rows stop at the searcher's (seat 0's) first
         decision after ``depth`` steps, worth the network's critic value there."""
@@ -120,8 +140,7 @@ class FamilySearch(FamilyPIMC):
             if (over & cut).any():  # _plan's rule leaves every cut world a decision of the searcher
                 raise RuntimeError("search: a cut-off world reached the round's end before its cut")
             if over.any():
-                delta = info["round_delta"][over].astype(float)
-                value[over] = delta[:, 0] - self.spite * delta[:, 1:].mean(1)
+                value[over] = self._round_worth(info, over)
                 valued |= over
             if step >= self.depth:
                 at = np.flatnonzero(cut & ~valued & (seat == 0))
