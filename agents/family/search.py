@@ -28,7 +28,7 @@ from .pimc import MAX_PLAYOUT_STEPS, FamilyPIMC
 #: the network playing, on the development machine (benchmarks/search_speed.py)
 MS_PER_PLAYOUT_STEP = 0.025
 #: the same with the heuristic playing (``playout=heuristic``: no network in the playouts)
-MS_PER_HEURISTIC_STEP = 0.0066
+MS_PER_HEURISTIC_STEP = 0.007
 
 
 class FamilySearch(FamilyPIMC):

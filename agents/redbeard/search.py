@@ -25,7 +25,7 @@ from .pimc import PimcAgent
 #: the network playing, on the development machine (benchmarks/search_speed.py)
 MS_PER_PLAYOUT_STEP = 0.008
 #: the same with the heuristic playing (``playout=heuristic``: no network in the playouts)
-MS_PER_HEURISTIC_STEP = 0.002
+MS_PER_HEURISTIC_STEP = 0.0015
 
 
 class SearchAgent(PimcAgent):
