@@ -59,7 +59,7 @@ SEARCH_PARAMS = {
 }
 #: a search that can cut its playouts off with the critic (agents.search.critic_values) adds this
 DEPTH_PARAM = Int(0, 500, help="engine steps a playout runs before the network's critic values the world at the "
-                  "searcher's next decision (0: every playout to the round's end)")
+                  "searcher's next decision (0: every playout to the round's end; default: the game's own)")
 #: cost units (agents.params) of one millisecond of search
 UNITS_PER_MS = 40.0
 

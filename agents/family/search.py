@@ -10,7 +10,8 @@ the policy's own choice stands unless another beats it by more than ``margin``. 
 ``utility=win`` a world whose game ends with its round (a one-round game; a longer game's last
 round) is worth the searcher's share of the win instead of points. Bids and
 card plays are searched; discards are the policy's. A game's search subclasses :class:`FamilySearch` with its pimc's
-``game``, ``world_parts`` and the network it uses when the spec names none.
+``game``, ``world_parts``, the network it uses when the spec names none and its cut-off
+(``DEFAULT_DEPTH``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class FamilySearch(FamilyPIMC):
     ``world_parts`` (as its pimc) and ``DEFAULT_POLICY``."""
 
     DEFAULT_POLICY = ""
+    DEFAULT_DEPTH = 0  # the cut-off when the spec names none (a game's subclass sets its measured best)
     PARAMS = {
         "policy": Policy(help="the trained network that guides the search and plays it out"),
         **SEARCH_PARAMS,
@@ -50,12 +52,13 @@ class FamilySearch(FamilyPIMC):
     COST = UNITS_PER_MS  # a millisecond (``ms`` scales it)
 
     def __init__(self, policy: str = "", ms: float = 50.0, worlds: int = 0, top_k: int = 4, mass: float = 0.95,
-                 belief: bool = True, margin: float = 0.0, depth: int = 0, playout: str = "policy",
+                 belief: bool = True, margin: float = 0.0, depth: int | None = None, playout: str = "policy",
                  utility: str = "points", spite: float = 0.5, max_worlds: int = 4096, seed: int | None = 0):
         super().__init__(samples=max(worlds, 1), rollout=policy or self.DEFAULT_POLICY, spite=spite,
                          max_worlds=max_worlds, seed=seed)
         if getattr(self.rollout, "net", None) is None:
             raise ValueError(f"policy must be a trained network (a ppo: spec), got {str(policy)[:60]!r}")
+        depth = self.DEFAULT_DEPTH if depth is None else depth
         set_numbers(self, ms=ms, worlds=worlds, top_k=top_k, mass=mass, margin=margin, depth=depth)
         self.belief = SEARCH_PARAMS["belief"].check("belief", belief)
         self.playout = SEARCH_PARAMS["playout"].check("playout", playout)

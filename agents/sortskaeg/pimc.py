@@ -104,3 +104,4 @@ class SortskaegSearch(FamilySearch):
     game = 'sortskaeg'
     world_parts = sys.modules[__name__]
     DEFAULT_POLICY = 'ppo:sortskaeg_4p'
+    DEFAULT_DEPTH = 8  # the critic after two tricks beat full playouts on two seeds (docs/results.md)
