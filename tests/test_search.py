@@ -258,7 +258,9 @@ def test_the_win_utility_values_worlds_whose_game_ends_by_the_win_and_others_by_
     Sortskæg game's first round) the worlds keep their points; hints stay in points."""
     with pytest.raises(ValueError, match="utility must be one of points, win"):
         make_agent("search:utility=score", game=game)
-    points, win = (make_agent(f"search:worlds=6,top_k=3,mass=1.0,seed=2{u}", game=game) for u in ("", ",utility=win"))
+    # depth=0: every world played to its round's end (a game's default cut-off would value them by the critic)
+    points, win = (make_agent(f"search:worlds=6,top_k=3,mass=1.0,depth=0,seed=2{u}", game=game)
+                   for u in ("", ",utility=win"))
     o, mask = first_searched(game, points)
     for bot in (points, win):
         bot.reset(5)

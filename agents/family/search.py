@@ -64,7 +64,7 @@ class FamilySearch(FamilyPIMC):
         self.playout = SEARCH_PARAMS["playout"].check("playout", playout)
         self.utility = self.PARAMS["utility"].check("utility", utility)
         self.network = self.rollout  # guides the search; the family's pimc plays out with self.rollout
-        self.ms_per_step = MS_PER_HEURISTIC_STEP if playout == "heuristic" else MS_PER_PLAYOUT_STEP
+        self.ms_per_step = MS_PER_HEURISTIC_STEP if self.playout == "heuristic" else MS_PER_PLAYOUT_STEP
         self._cut = np.zeros(0, bool)  # per row of the batch: its worlds are cut off at depth
         if self.playout == "heuristic":
             self.rollout = make_agent("heuristic", game=self.game, seed=seed)

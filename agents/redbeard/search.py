@@ -60,7 +60,7 @@ class SearchAgent(PimcAgent):
         self.belief = SEARCH_PARAMS["belief"].check("belief", belief)
         self.playout = SEARCH_PARAMS["playout"].check("playout", playout)
         self.network = self.policy  # guides the search; pimc's playouts ask self.policy
-        self.ms_per_step = MS_PER_HEURISTIC_STEP if playout == "heuristic" else MS_PER_PLAYOUT_STEP
+        self.ms_per_step = MS_PER_HEURISTIC_STEP if self.playout == "heuristic" else MS_PER_PLAYOUT_STEP
         if self.playout == "heuristic":
             self.policy = make_agent("heuristic", game=self.game, seed=seed)
         self._guide: PolicyGuide | None = None
