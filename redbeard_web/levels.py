@@ -11,16 +11,18 @@ take about 5 and 10 minutes of CPU; ``search`` among the candidates costs severa
 pimc's a decision, so a measure with it takes correspondingly longer).
 
 ``--measure`` plays, for each game, a round robin between the candidate bots
-(:func:`candidates`: ``random``, ``heuristic``, ``pimc`` and the shipped PPO policies trained
-on the game's default sheet) on the game's default sheet with 4 players: every pair of
-candidates, seated A B A B, is one duplicate tournament (:func:`redbeard_eval.run_tournament`:
-every deal in both seatings), and the games of all of them rate the candidates together with
-OpenSkill's Plackett-Luce model (:func:`redbeard_eval.metrics.ratings`: a game's winner
-ranks above the others). The candidates sorted by rating become the levels (``Beginner``,
-``Club``, ``Strong``, ``Expert``; with more candidates than names, the weakest and the
-strongest are kept and the rest evenly spaced), so ratings rise strictly from level to
-level. The results are written to ``levels.json`` beside this module, which ships with the
-package; ``docs/results.md`` says when and how the shipped file was measured.
+(:func:`candidates`: ``random``, ``heuristic``, ``pimc``, ``search`` and the shipped PPO
+policies trained on the game's default sheet) on the game's default sheet with 4 players:
+every pair of candidates, seated A B A B, is one duplicate tournament
+(:func:`redbeard_eval.run_tournament`: every deal in both seatings), and the games of all of
+them rate the candidates together with OpenSkill's Plackett-Luce model
+(:func:`redbeard_eval.metrics.ratings`: a game's winner ranks above the others). The best
+rated candidate of each kind (the agent a spec names: the policies are one kind), sorted by
+rating, become the levels (``Beginner``, ``Club``, ``Strong``, ``Expert``; with more kinds
+than names, the weakest and the strongest are kept and the rest evenly spaced), so ratings
+rise strictly from level to level. The results are written to ``levels.json`` beside this
+module, which ships with the package; ``docs/results.md`` says when and how the shipped
+file was measured.
 
 A level's bot plays every sheet of its game; where the level's bot is a policy trained on
 the default sheet and the game ships a policy of the same kind for another sheet, that
@@ -73,7 +75,9 @@ def shipped(path: "str | Path | None" = None) -> dict:
 
 def levels_of(game: str, rules: str | None = None, path: "str | Path | None" = None) -> dict:
     """``{"levels": [...], "rules", "players", "measured"}`` of ``game`` (weakest first);
-    with ``rules`` (a preset of the game) each level's bot is the one that plays that sheet.
+    with ``rules`` (a preset of the game) each level's bot is the one that plays that sheet,
+    and ``policy`` the shipped policy it plays by (:func:`policy_of`; None: none), which says
+    what table the level was trained for.
     ``ValueError`` for an unknown game or preset."""
     info = game_named(game)
     if rules is not None and rules not in info.presets:
@@ -86,8 +90,16 @@ def levels_of(game: str, rules: str | None = None, path: "str | Path | None" = N
     for level in entry["levels"]:
         bot = swap.get(level["bot"], level["bot"])
         levels.append({"name": level["name"], "bot": bot, "rating": level["rating"], "sigma": level["sigma"],
-                       "rated_bot": level["bot"], "rated": bot == level["bot"]})
+                       "rated_bot": level["bot"], "rated": bot == level["bot"], "policy": _policy_or_none(bot, info.name)})
     return {"levels": levels, "rules": entry["rules"], "players": entry["players"], "measured": entry["measured"]}
+
+
+def _policy_or_none(bot: str, game: str) -> str | None:
+    """:func:`policy_of`, None where the bot's module cannot be checked here (no torch)."""
+    try:
+        return policy_of(bot, game)
+    except ValueError:
+        return None
 
 
 # ---------------------------------------------------------------- the candidates
@@ -118,11 +130,22 @@ def candidates(game: str) -> list[str]:
     return out
 
 
+def policy_of(bot: str, game: str) -> str | None:
+    """The shipped policy a bot plays by, as a ``ppo:NAME`` spec: a policy itself, a search or
+    rollout naming one (``search:policy=ppo:fem_opp_4p``), or the network a bot searches when
+    its spec names none (``search``); None for a bot without one."""
+    from agents.registry import check_spec
+
+    if bot.startswith("ppo:"):
+        return bot
+    checked = check_spec(bot, game)
+    named = [v for v in checked.values.values() if isinstance(v, str) and v.startswith("ppo:")]
+    return named[0] if named else getattr(checked.factory, "DEFAULT_POLICY", "") or None
+
+
 def per_rules(game: str, bots: list[str]) -> dict[str, dict[str, str]]:
     """For each other sheet of ``game``: a rated policy -> the shipped policy of that sheet
     trained for the same number of players (``search`` -> the search on that policy)."""
-    from agents.registry import check_spec
-
     info = game_named(game)
     policies = _policies(info.name)
     out: dict[str, dict[str, str]] = {}
@@ -131,11 +154,10 @@ def per_rules(game: str, bots: list[str]) -> dict[str, dict[str, str]]:
             continue
         swap = {}
         for bot in bots:
-            policy, wrap = bot, "{}"
-            if bot == "search":  # the network it searches when the spec names none
-                policy, wrap = check_spec(bot, info.name).factory.DEFAULT_POLICY, "search:policy={}"
-            if not policy.startswith("ppo:") or policy[4:] not in policies:
+            policy = policy_of(bot, info.name)
+            if policy is None or policy[4:] not in policies or (bot != policy and bot != "search"):
                 continue
+            wrap = "{}" if bot == policy else "search:policy={}"
             players = policies[policy[4:]]["players"]
             same = [n for n, p in policies.items() if p["rules"] == preset and p["players"] == players]
             if same:
@@ -154,11 +176,21 @@ def lineups(bots: list[str], size: int = TABLE_SIZE) -> list[tuple[str, ...]]:
     return [tuple(pair[s % 2] for s in range(size)) for pair in itertools.combinations(bots, 2)]
 
 
+def kind_of(bot: str) -> str:
+    """A bot's kind, the agent its spec names (``ppo:classic_4p`` -> ``ppo``)."""
+    return bot.split(":", 1)[0]
+
+
 def pick_levels(rated: dict[str, dict], names: tuple[str, ...] = LEVEL_NAMES) -> list[dict]:
-    """The levels from rated bots: sorted by rating, the weakest and strongest kept and the
-    rest evenly spaced; bots rated no higher than the level below are left out. With fewer
-    levels than names, the first names go to the weaker ones and the last to the strongest."""
-    order = sorted(rated, key=lambda b: rated[b]["mu"])
+    """The levels from rated bots: the best rated of each kind (:func:`kind_of`: two
+    policies are one kind, so the search on a policy and the policy itself both stay, each
+    with its per-sheet swap), sorted by rating, the weakest and strongest kept and the rest
+    evenly spaced; bots rated no higher than the level below are left out. With fewer levels
+    than names, the first names go to the weaker ones and the last to the strongest."""
+    best: dict[str, str] = {}
+    for bot in sorted(rated, key=lambda b: -rated[b]["mu"]):
+        best.setdefault(kind_of(bot), bot)
+    order = sorted(best.values(), key=lambda b: rated[b]["mu"])
     if len(order) > len(names):
         k = len(order) - 1
         order = [order[round(i * k / (len(names) - 1))] for i in range(len(names))]

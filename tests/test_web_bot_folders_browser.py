@@ -41,16 +41,21 @@ def test_the_page_offers_the_folders_bot_for_its_table_and_labels_the_others(tmp
                 page.select_option("[data-testid=game]", "redbeard:fem_opp")
                 page.click("#settings-toggle")
                 page.select_option("#opt-players", "5")
-                # at fem_opp, 5 players: the folder's bot is offered; the shipped fem_opp bot (Expert) says
-                # it was trained for 4 players
+                # at fem_opp, 5 players: the folder's bot is offered; the shipped fem_opp bot (Strong) and
+                # the search on it (Expert) say it was trained for 4 players
                 page.wait_for_selector('#opt-level optgroup[label="Trained for this table"] option[value="ppo:fem5"]',
                                        state="attached")
                 texts = page.evaluate(LEVEL_TEXTS)
-                assert any(t.startswith("Expert") and t.endswith("trained for fem_opp, 4 players") for t in texts), texts
-                assert not any("trained for" in t for t in texts if not t.startswith("Expert")), texts
+                policy_levels = ("Strong", "Expert")
+                for name in policy_levels:
+                    assert any(t.startswith(name) and t.endswith("trained for fem_opp, 4 players") for t in texts), texts
+                assert not any("trained for" in t for t in texts if not t.startswith(policy_levels)), texts
                 assert page.is_hidden("[data-testid=bot-note]")  # Club: the heuristic
                 page.select_option("[data-testid=level]", "ppo:fem_opp_4p")
                 assert page.inner_text("[data-testid=bot-note]") == "ppo:fem_opp_4p is trained for fem_opp, 4 players"
+                page.select_option("[data-testid=level]", "search:policy=ppo:fem_opp_4p")
+                assert page.inner_text("[data-testid=bot-note]") == (
+                    "search:policy=ppo:fem_opp_4p plays by ppo:fem_opp_4p, trained for fem_opp, 4 players")
                 page.screenshot(path=str(tmp_path / "offered.png"))
                 # at 4 players: not offered; the Expert level is at home
                 page.select_option("#opt-players", "4")

@@ -169,6 +169,31 @@ def test_levels_errors_and_the_picking_rule(client):
     three = L.pick_levels({b: {"mu": mu, "sigma": 1.0} for b, mu in [("a", 20.0), ("b", 25.0), ("c", 30.0)]})
     assert [p["name"] for p in three] == ["Beginner", "Club", "Expert"]  # the weakest a beginner's, the best expert
     assert L.lineups(["x", "y", "z"]) == [("x", "y", "x", "y"), ("x", "z", "x", "z"), ("y", "z", "y", "z")]
+    # one level per kind of bot: the weaker policy gives way to the stronger, so the search
+    # and the policy it stands on both stay (the spacing would otherwise drop one of them)
+    kinds = {b: {"mu": mu, "sigma": 1.0} for b, mu in [("random", 17.0), ("heuristic", 24.0), ("pimc", 26.0),
+                                                       ("ppo:b", 27.0), ("ppo:a", 27.5), ("search", 28.0)]}
+    assert [p["bot"] for p in L.pick_levels(kinds)] == ["random", "heuristic", "ppo:a", "search"]
+    assert L.kind_of("ppo:a") == "ppo" and L.kind_of("search:policy=ppo:a,ms=20") == "search"
+
+
+@pytest.mark.parametrize("game", LEVEL_GAMES)
+def test_each_level_names_the_policy_it_plays_by(client, game):
+    """A level's ``policy`` is the shipped network it plays by (what the page's "trained for"
+    label reads): a policy is its own, a search names its network or searches the default."""
+    from agents.registry import check_spec
+
+    for preset in redbeard_env.game_named(game).presets:
+        for lv in client.get(f"/api/levels?game={game}&rules={preset}").json()["levels"]:
+            if lv["bot"].startswith("ppo:"):
+                assert lv["policy"] == lv["bot"]
+            elif lv["bot"].startswith("search:policy="):
+                assert lv["policy"] == lv["bot"].split("=", 1)[1]
+            elif lv["bot"] == "search":
+                assert lv["policy"] == check_spec("search", game).factory.DEFAULT_POLICY
+            else:
+                assert lv["policy"] is None, lv
+    assert L.policy_of("pimc:rollout=ppo:classic_4p", GAMES[0]) == "ppo:classic_4p"
 
 
 @pytest.mark.parametrize("game", LEVEL_GAMES)

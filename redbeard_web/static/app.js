@@ -195,9 +195,20 @@ async function tableBots() {
   return state.tableBots[key];
 }
 
-// "trained for classic, 4 players" for a policy the table's answer says was trained at another table.
+// The policy a bot plays by: a level's (the levels answer names it: a search searches one), a
+// policy named inside a spec (search:policy=ppo:fem_opp_4p), else the spec itself.
+function policyOf(spec) {
+  const text = String(spec || "").trim();
+  const level = ((state.levels[$("opt-game").value] || {}).levels || []).find((lv) => lv.bot === text);
+  if (level) return level.policy || text;
+  const nested = /[:,]\s*\w+\s*=\s*(ppo:[A-Za-z0-9_+-]+)/.exec(text);
+  return nested ? nested[1] : text;
+}
+
+// "trained for classic, 4 players" for a bot whose policy the table's answer says was trained
+// at another table.
 function trainedFor(spec, bots) {
-  const entry = (bots.bots || []).find((b) => b.bot === String(spec || "").trim());
+  const entry = (bots.bots || []).find((b) => b.bot === policyOf(spec));
   return entry && !entry.fits ? `trained for ${entry.trained}` : "";
 }
 
@@ -253,7 +264,8 @@ async function loadLevels(game, preset) {
 function showBotNote() {
   const spec = opponentsOfForm();
   const note = trainedFor(spec, state.bots || {});
-  $("bot-note").textContent = note ? `${spec} is ${note}` : "";
+  const policy = policyOf(spec);
+  $("bot-note").textContent = !note ? "" : policy === spec.trim() ? `${spec} is ${note}` : `${spec} plays by ${policy}, ${note}`;
   $("bot-note").hidden = !note;
 }
 
