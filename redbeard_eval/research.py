@@ -1,12 +1,13 @@
 """Research on bid accuracy: tournaments of the best bots under every rule sheet of every
 registered game, written up as a Markdown report with plots (``docs/research.md``).
 
-    python -m redbeard_eval.research --games 4000 --pimc-games 800 --workers 2 --out docs/research.md
+    python -m redbeard_eval.research --games 4000 --pimc-games 800 --search-games 400 --workers 2 --out docs/research.md
 
 Per game and sheet (4 players) the strongest shipped bot for it (``ppo:<sheet>_4p`` where a
 checkpoint of that game is shipped, else the game's heuristic) plays duplicate games
-against three heuristic bots; under each game's default sheet its search bot ``pimc`` plays
-its own table too (``--pimc-games``, 0 = not). The report gives, per game and agent: win
+against three heuristic bots; under each game's default sheet its searches play their own
+tables too: ``pimc`` (``--pimc-games``, 0 = not) and ``search``, the search on the learned
+networks (``--search-games``, 0 = not). The report gives, per game and agent: win
 rate with CI and the game's bid metrics (its metrics' columns: Rödskägg's contract rate,
 bid error and bias, joins; Sortskæg's exact-bid rate), the game's success rate (contracts
 made by bid level; exact bids by hand size), bid calibration (bid vs tricks taken: a heat
@@ -48,20 +49,22 @@ def best_bot(sheet: str, game: "Game | str | None" = None) -> str:
     return "heuristic"
 
 
-def run_tables(games: int, pimc_games: int, seed: int, workers: int, runs_dir: Path, img_dir: Path) -> list[dict]:
-    """One tournament per game and sheet (and pimc's under each game's default sheet), each
-    written to ``runs_dir/<name>`` with its plots; the calibration heat map (of a game whose
-    metrics plot one) is copied to ``img_dir/<name>_calibration.png``. Returns their results
-    dicts. A game without a ``pimc`` bot has no pimc table."""
+def run_tables(games: int, search_games: dict[str, int], seed: int, workers: int, runs_dir: Path,
+               img_dir: Path) -> list[dict]:
+    """One tournament per game and sheet (and, under each game's default sheet, one per
+    search bot of ``search_games``: its name -> games, 0 = none), each written to
+    ``runs_dir/<name>`` with its plots; the calibration heat map (of a game whose metrics plot
+    one) is copied to ``img_dir/<name>_calibration.png``. Returns their results dicts. A game
+    without a search bot has no table of it."""
     tables = []
     for game in registered_games():
         info = as_game(game)
         for sheet in info.presets:
-            lineups = [[best_bot(sheet, info)] + ["heuristic"] * 3]
-            if sheet == info.default_rules and pimc_games and "pimc" in available_agents(info):
-                lineups.append(["pimc"] + ["heuristic"] * 3)
-            for lineup in lineups:
-                n_games = pimc_games if lineup[0] == "pimc" else games
+            lineups = [([best_bot(sheet, info)] + ["heuristic"] * 3, games)]
+            if sheet == info.default_rules:
+                lineups += [([bot] + ["heuristic"] * 3, n) for bot, n in search_games.items()
+                            if n and bot in available_agents(info)]
+            for lineup, n_games in lineups:
                 name = f"{sheet}_{short_name(lineup[0]).replace(':', '_')}"
                 print(f"{sheet}: {' '.join(lineup)}, {n_games} games", file=sys.stderr)
                 res = run_tournament(lineup, game=info, rules=sheet, players=4, games=n_games, seed=seed, progress=True,
@@ -155,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4000, help="duplicate games per sheet")
     parser.add_argument("--pimc-games", type=int, default=800, help="games of pimc's table per game (0 = none)")
+    parser.add_argument("--search-games", type=int, default=400,
+                        help="games of the table of search (on the learned networks) per game (0 = none)")
     parser.add_argument("--join-games", type=int, default=2000,
                         help="rounds per cell of the games' round experiments (Rödskägg's join experiments; 0 = none)")
     parser.add_argument("--seed", type=int, default=11)
@@ -162,8 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="docs/research.md")
     parser.add_argument("--runs-dir", default="runs/research", help="where each tournament's results and CSVs go")
     args = parser.parse_args(argv)
-    if args.games < 1 or args.pimc_games < 0 or args.join_games < 0 or args.seed < 0 or args.workers < 1:
-        parser.error("--games and --workers must be >= 1, --pimc-games, --join-games and --seed >= 0")
+    if args.games < 1 or min(args.pimc_games, args.search_games, args.join_games, args.seed) < 0 or args.workers < 1:
+        parser.error("--games and --workers must be >= 1, --pimc-games, --search-games, --join-games and --seed >= 0")
     try:  # the report comes after hours of tournaments: its places are checked first
         check_output_paths(args.runs_dir, names=("--runs-dir", ""))
         check_output_paths(Path(args.out).parent, names=("--out", ""))
@@ -174,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     img_dir = out.parent / "img" / "research"
-    tables = run_tables(args.games, args.pimc_games, args.seed, args.workers, Path(args.runs_dir), img_dir)
+    tables = run_tables(args.games, {"pimc": args.pimc_games, "search": args.search_games}, args.seed, args.workers,
+                        Path(args.runs_dir), img_dir)
     command = "python -m redbeard_eval.research " + " ".join(argv if argv is not None else sys.argv[1:])
     experiments = run_experiments(args.join_games, args.seed, args.workers) if args.join_games else None
     write_report(tables, out, command.strip(), experiments)

@@ -458,27 +458,31 @@ def test_the_research_report_covers_every_sheet_of_every_game(tmp_path):
     from redbeard_eval import research
 
     out = tmp_path / "docs" / "research.md"
-    assert research.main(["--games", "8", "--pimc-games", "4", "--join-games", "8", "--seed", "3", "--out", str(out),
-                          "--runs-dir", str(tmp_path / "runs")]) == 0
+    assert research.main(["--games", "8", "--pimc-games", "4", "--search-games", "2", "--join-games", "8", "--seed", "3",
+                          "--out", str(out), "--runs-dir", str(tmp_path / "runs")]) == 0
     text = out.read_text()
     sheets = [(g, s) for g in registered_games() for s in game_named(g).presets]
     for game, sheet in sheets:
         best = research.best_bot(sheet, game)
         assert f"| {sheet} | `{best}` | {8 if best != 'heuristic' else 32} |" in text  # a pooled bot counts every seat
     assert research.best_bot("sortskaeg") == "ppo:sortskaeg_4p" and research.best_bot("classic") == "ppo:classic_4p"
-    # the calibration heat maps and the pimc table of every game whose metrics plot them and that has a pimc
+    # the calibration heat maps, and the pimc and search tables of every game whose metrics plot
+    # them and that has those bots
     plotted = [g for g in registered_games() if game_named(g).metrics_type.success_plot({}) is not None]
     searched = [g for g in registered_games() if "pimc" in available_agents(g)]
-    assert {"redbeard", "sortskaeg", "oh_hell"} <= set(plotted) & set(searched)
+    learned = [g for g in registered_games() if "search" in available_agents(g)]
+    assert {"redbeard", "sortskaeg", "oh_hell"} <= set(plotted) & set(searched) & set(learned)
     for game, sheet in sheets:
         assert (f"**{sheet}** (" in text) == (game in plotted)
     for game in registered_games():
         assert f"## {game_named(game).title}" in text
         assert (f"| {game_named(game).default_rules} | `pimc` | 4 |" in text) == (game in searched)
+        assert (f"| {game_named(game).default_rules} | `search` | 2 |" in text) == (game in learned)
     assert "### Following along" in text and "--games 8" in text and "Exact bids by hand size" in text
     assert text.count("| always joins (`joins:always,base=") == 4 * len(JOIN_SCORES)
     pngs = sorted(p.relative_to(tmp_path / "docs").as_posix() for p in (tmp_path / "docs" / "img").rglob("*.png"))
-    expected = sum(len(game_named(g).presets) for g in plotted) + len(set(plotted) & set(searched))
+    expected = (sum(len(game_named(g).presets) for g in plotted) + len(set(plotted) & set(searched))
+                + len(set(plotted) & set(learned)))
     assert len(pngs) == expected and all(f"]({p})" in text for p in pngs)
     assert (tmp_path / "runs" / "classic_pimc" / "games.csv").is_file()  # the bulk stays out of docs/
 
