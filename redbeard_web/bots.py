@@ -58,6 +58,10 @@ OFFERED = ("heuristic", "pimc", "random")
 # read any file, so string values may only be names (shipped checkpoints like classic_4p).
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_+-]{1,64}$")
 MAX_SPEC = 200  # characters of a bot spec from a user
+#: search bots kept built, in search budgets: each game's strongest level and its hint and
+#: review bot are a search at every sheet (a few budgets' worth); evicting them would rebuild
+#: them for every game
+SEARCHES_KEPT = 8
 #: bots that load a file, and the parameter naming it: the web takes only shipped policies
 FILE_BOTS = {"ppo": "checkpoint", "sb3": "path"}
 
@@ -336,7 +340,8 @@ class BotPool:
     bot or holds one up.
 
     Bounded: at most ``max_bots`` bots stay built, and search bots together at most
-    ``max_search`` units of cost (default: twice the search budget); the least recently
+    ``max_search`` units of cost (default: :data:`SEARCHES_KEPT` times the search budget, so
+    every game's searching levels and hint bots stay built with room for a few more); the least recently
     used are dropped first (and built again when asked for). A spec costing more than
     ``search_budget`` cost units a decision is refused (``ValueError``; None: no budget),
     and without ``free_specs`` any spec the table does not offer (:func:`offered_specs`).
@@ -353,7 +358,8 @@ class BotPool:
         self.free_specs = bool(free_specs)
         self.paths = bool(paths)
         self.search_budget = search_budget
-        self.max_search = max_search if max_search is not None else (2 * search_budget if search_budget else None)
+        self.max_search = max_search if max_search is not None else (
+            SEARCHES_KEPT * search_budget if search_budget else None)
         self._bots: OrderedDict[tuple[str, str, str], tuple[Any, threading.Lock, float]] = OrderedDict()
         self._building: dict[tuple[str, str, str], threading.Lock] = {}
         self._lock = threading.Lock()
@@ -369,8 +375,8 @@ class BotPool:
         if not self.free_specs:
             offered = offered_specs(info.name)
             if normal not in offered:
-                raise ValueError(f"this table plays only the bots it offers for {info.title}: {', '.join(offered)} "
-                                 f"(a table started with redbeard-web --free-specs takes other specs)")
+                raise ValueError(f"this table plays only the bots it offers (a table started with redbeard-web "
+                                 f"--free-specs takes other specs); for {info.title}: {', '.join(offered)}")
         return normal
 
     def get(self, spec: str, game: str | None = None, role: str = "play") -> tuple[Any, threading.Lock]:

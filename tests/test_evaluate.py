@@ -458,7 +458,7 @@ def test_the_research_report_covers_every_sheet_of_every_game(tmp_path):
     from redbeard_eval import research
 
     out = tmp_path / "docs" / "research.md"
-    assert research.main(["--games", "8", "--pimc-games", "4", "--search-games", "2", "--join-games", "8", "--seed", "3",
+    assert research.main(["--games", "8", "--pimc-games", "4", "--search-games", "4", "--join-games", "8", "--seed", "3",
                           "--out", str(out), "--runs-dir", str(tmp_path / "runs")]) == 0
     text = out.read_text()
     sheets = [(g, s) for g in registered_games() for s in game_named(g).presets]
@@ -477,7 +477,7 @@ def test_the_research_report_covers_every_sheet_of_every_game(tmp_path):
     for game in registered_games():
         assert f"## {game_named(game).title}" in text
         assert (f"| {game_named(game).default_rules} | `pimc` | 4 |" in text) == (game in searched)
-        assert (f"| {game_named(game).default_rules} | `search` | 2 |" in text) == (game in learned)
+        assert (f"| {game_named(game).default_rules} | `search` | 4 |" in text) == (game in learned)
     assert "### Following along" in text and "--games 8" in text and "Exact bids by hand size" in text
     assert text.count("| always joins (`joins:always,base=") == 4 * len(JOIN_SCORES)
     pngs = sorted(p.relative_to(tmp_path / "docs").as_posix() for p in (tmp_path / "docs" / "img").rglob("*.png"))

@@ -37,6 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_web_browser import MOVE_OR_END, _skip_reason, launch  # noqa: E402
 from test_web_table_browser import start  # noqa: E402
 
+from redbeard_web.levels import levels_of  # noqa: E402
+from redbeard_web.review import default_bot  # noqa: E402
+
 pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
@@ -243,7 +246,9 @@ def test_a_game_one_box_at_a_time_with_hint_review_and_replay(table, tmp_path):
     seen = page.evaluate(IN_VIEW, "review")
     page.screenshot(path=str(tmp_path / f"{table.name}_review.png"))
     assert seen["inside"] and seen["covered"] == 0, seen
-    assert page.inner_text("#review p").startswith("pimc (the Strong level's bot)"), page.inner_text("#review p")
+    reviewer = default_bot("redbeard")
+    level = next(lv["name"] for lv in levels_of("redbeard", "classic")["levels"] if lv["bot"] == reviewer)
+    assert page.inner_text("#review p").startswith(f"{reviewer} (the {level} level's bot)"), page.inner_text("#review p")
     costs = page.locator("#review td.cost").all_inner_texts()
     assert costs and all(re.fullmatch(r"\d+\.\d points?", c) for c in costs), costs
 
@@ -279,8 +284,10 @@ def test_a_reload_keeps_the_level_the_speed_and_the_games_settings(table):
     page.goto(table.url)
     page.wait_for_selector("#opt-level option", state="attached")
     page.select_option("[data-testid=game]", "redbeard:fem_opp")
-    page.wait_for_selector('#opt-level option[data-level="Strong"]', state="attached")
-    page.select_option("[data-testid=level]", page.get_attribute('#opt-level option[data-level="Strong"]', "value"))
+    # the sheet's own Strong bot (a policy trained for fem_opp), once the sheet's levels are in
+    strong = next(lv["bot"] for lv in levels_of("redbeard", "fem_opp")["levels"] if lv["name"] == "Strong")
+    page.wait_for_selector(f'#opt-level option[data-level="Strong"][value="{strong}"]', state="attached")
+    page.select_option("[data-testid=level]", strong)
     page.click("#settings-toggle")
     page.select_option("#opt-players", "5")
     page.select_option("#opt-seat", "2")
@@ -306,7 +313,7 @@ def test_a_reload_keeps_the_level_the_speed_and_the_games_settings(table):
     page.wait_for_selector(MOVE_OR_END, timeout=60_000)
     view = page.request.get(f"{table.url}/api/games/{game_of(page)}").json()
     assert view["players"] == 5 and view["your_seat"] == 2 and view["rules"]["start_score"] == 6
-    assert [a for s, a in enumerate(view["agents"]) if s != 2] == ["pimc"] * 4
+    assert [a for s, a in enumerate(view["agents"]) if s != 2] == [strong] * 4
 
     # a later visit without a game starts from the same choices
     page.goto(table.url)
