@@ -4,11 +4,11 @@ with a rating measured in one OpenSkill tournament of that game.
     python -m redbeard_web.levels                              # print the shipped levels
     python -m redbeard_web.levels --measure --game redbeard --games 400 --workers 2
     python -m redbeard_web.levels --measure --game sortskaeg --games 140 --workers 2
+    python -m redbeard_web.levels --measure --game oh_hell --games 400 --workers 2
 
-(the shipped ``levels.json`` was measured with these two: docs/results.md, "Levels of the
-web table"; pimc costs about 0.3 s of CPU a game in Rödskägg and 1.3 s in Sortskæg, so these
-take about 5 and 10 minutes of CPU; ``search`` among the candidates costs several times
-pimc's a decision, so a measure with it takes correspondingly longer).
+(the shipped ``levels.json`` was measured with these three: docs/results.md, "Levels of the
+web table", which gives each one's CPU time; ``search`` costs several times ``pimc``'s a
+decision and is most of it).
 
 ``--measure`` plays, for each game, a round robin between the candidate bots
 (:func:`candidates`: ``random``, ``heuristic``, ``pimc``, ``search`` and the shipped PPO
