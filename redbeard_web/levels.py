@@ -95,7 +95,8 @@ def levels_of(game: str, rules: str | None = None, path: "str | Path | None" = N
 
 
 def _policy_or_none(bot: str, game: str) -> str | None:
-    """:func:`policy_of`, None where the bot's module cannot be checked here (no torch)."""
+    """:func:`policy_of`, None for a spec that does not check here (a bot this install
+    lacks)."""
     try:
         return policy_of(bot, game)
     except ValueError:

@@ -129,12 +129,15 @@ def test_searches_within_the_budget_play():
 
 
 def test_cached_search_bots_are_bounded_by_their_cost():
-    """Search bots keep engines sized by their search: at most twice the budget of search
-    cost stays cached, whatever the number of bots allowed."""
+    """Search bots keep engines sized by their search: at most ``SEARCHES_KEPT`` budgets of
+    search cost stay cached, whatever the number of bots allowed."""
+    from redbeard_web.bots import SEARCHES_KEPT
+
     bots = BotPool(max_bots=100, search_budget=1024)
-    for seed in range(10):
+    for seed in range(SEARCHES_KEPT + 4):
         bots.get(f"pimc:samples=256,seed={seed}")  # 256 x 4 candidates = 1024 each
-    assert len(bots) == 2
+    assert len(bots) == SEARCHES_KEPT
+    assert BotPool(max_bots=100, search_budget=1024, max_search=2048).max_search == 2048
 
 
 # ---------------------------------------------------------------- hints: time limit, queue, leaving
