@@ -43,7 +43,7 @@ from starlette.testclient import TestClient  # noqa: E402
 import redbeard_env  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from redbeard_env.records import replay, validate  # noqa: E402
-from redbeard_web.app import create_app  # noqa: E402
+from redbeard_web.app import MAX_STEP_DIGITS, create_app  # noqa: E402
 from redbeard_web.guards import MAX_MESSAGE  # noqa: E402
 from redbeard_web.limits import Limits  # noqa: E402
 import redbeard_web.session as session_module  # noqa: E402
@@ -342,7 +342,11 @@ class WebTableMachine(RuleBasedStateMachine):
             assert r.status_code == 404
             return
         frame = checked(r, step)
-        ok = isinstance(step, int) and 0 <= step <= self.replay_steps[rid]
+        # A query string has no types: "0" is the step 0, as the route documents (ASCII digits).
+        text = str(step)
+        ok = (text.isascii() and text.isdigit() and len(text) <= MAX_STEP_DIGITS
+              and int(text) <= self.replay_steps[rid])
+        step = int(text) if ok else step
         assert (r.status_code == 200) == ok, (step, frame)
         if ok and step == self.replay_steps[rid]:
             assert frame["finished"]
