@@ -346,9 +346,8 @@ class WebTableMachine(RuleBasedStateMachine):
         text = str(step)
         ok = (text.isascii() and text.isdigit() and len(text) <= MAX_STEP_DIGITS
               and int(text) <= self.replay_steps[rid])
-        step = int(text) if ok else step
         assert (r.status_code == 200) == ok, (step, frame)
-        if ok and step == self.replay_steps[rid]:
+        if ok and int(text) == self.replay_steps[rid]:
             assert frame["finished"]
 
     # ------------------------------------------------------------ time
